@@ -1,0 +1,2 @@
+//! The `memtree` command line (SPEC §8).
+fn main() {}

@@ -1,0 +1,26 @@
+//! Dense embeddings: the `Embedder` trait, the fastembed (ONNX) implementation, a
+//! deterministic test embedder, and the in-memory vector matrix with exact cosine top-k.
+
+mod fastembed_model;
+mod hashing;
+mod vectors;
+
+pub use fastembed_model::{FastEmbedder, ModelPaths};
+pub use hashing::HashEmbedder;
+pub use vectors::VectorMatrix;
+
+use crate::error::Result;
+
+/// Turns texts into unit-norm vectors of a fixed dimension.
+///
+/// Implementations must be deterministic (same text, same vector) and thread-safe; the store
+/// keeps the vectors it gets as the record, so changing the model means `memtree reindex`.
+pub trait Embedder: Send + Sync {
+    /// A stable name for the model, stored beside the vectors so a store notices a swap.
+    fn name(&self) -> &str;
+    /// Vector dimension.
+    fn dim(&self) -> usize;
+    /// Embed a batch of texts; returns one unit-norm vector per text, in order.
+    /// An empty text gets the embedding of the empty string, never a zero vector.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}

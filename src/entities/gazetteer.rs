@@ -1,0 +1,115 @@
+//! The gazetteer: surfaces of known entities (and registry aliases) → canonical ids, matched
+//! against word n-grams of a text.
+
+use crate::types::{EntityId, EntityKind};
+use std::collections::{BTreeSet, HashMap};
+
+/// Longest surface, in words, the gazetteer matches.
+const MAX_WORDS: usize = 5;
+
+/// Known surfaces. Keys are lower-cased, white-space-folded word sequences.
+#[derive(Debug, Clone, Default)]
+pub struct Gazetteer {
+    map: HashMap<String, BTreeSet<(EntityKind, EntityId)>>,
+}
+
+impl Gazetteer {
+    /// An empty gazetteer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of surfaces known.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// True when no surface is known.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Learn that `surface` names `id`. Only word-like surfaces of name-like kinds are kept
+    /// (e-mails, URLs and the like are found by rules, not by the gazetteer).
+    pub fn insert(&mut self, kind: EntityKind, surface: &str, id: &EntityId) {
+        if matches!(kind, EntityKind::Email | EntityKind::Url | EntityKind::Quantity | EntityKind::Datetime) {
+            return;
+        }
+        let key = key_of(surface);
+        if key.is_empty() || key.split(' ').count() > MAX_WORDS || key.len() < 2 {
+            return;
+        }
+        self.map.entry(key).or_default().insert((kind, id.clone()));
+    }
+
+    /// Forget every surface of `id`.
+    pub fn remove_id(&mut self, id: &EntityId) {
+        self.map.retain(|_, ids| {
+            ids.retain(|(_, i)| i != id);
+            !ids.is_empty()
+        });
+    }
+
+    /// The entities named by exactly this surface (case-insensitive).
+    pub fn get(&self, surface: &str) -> impl Iterator<Item = &(EntityKind, EntityId)> {
+        self.map.get(&key_of(surface)).into_iter().flatten()
+    }
+
+    /// Greedy longest-match over `words` (already split, possessives stripped): returns
+    /// `(start, len, matches)` for every match, left to right, non-overlapping. `accept`
+    /// decides whether a word may start/continue a match (e.g. only capitalised words).
+    pub fn scan<'a>(
+        &'a self,
+        words: &[&str],
+        accept: impl Fn(usize) -> bool,
+    ) -> Vec<(usize, usize, &'a BTreeSet<(EntityKind, EntityId)>)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let mut found = None;
+            if accept(i) {
+                let max = MAX_WORDS.min(words.len() - i);
+                for n in (1..=max).rev() {
+                    if !(i..i + n).all(&accept) {
+                        continue;
+                    }
+                    let key = key_of(&words[i..i + n].join(" "));
+                    if let Some(ids) = self.map.get(&key) {
+                        found = Some((i, n, ids));
+                        break;
+                    }
+                }
+            }
+            match found {
+                Some(m) => {
+                    i += m.1;
+                    out.push(m);
+                }
+                None => i += 1,
+            }
+        }
+        out
+    }
+}
+
+/// Lower-case, fold white space.
+fn key_of(s: &str) -> String {
+    s.split_whitespace().map(|w| w.to_lowercase()).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longest_match_wins() {
+        let mut g = Gazetteer::new();
+        g.insert(EntityKind::Person, "Alice", &EntityId::from("person:alice"));
+        g.insert(EntityKind::Organization, "Alice Corp", &EntityId::from("organization:alice corp"));
+        let words = ["met", "Alice", "Corp", "and", "alice"];
+        let m = g.scan(&words, |_| true);
+        assert_eq!(m.len(), 2);
+        assert_eq!((m[0].0, m[0].1), (1, 2));
+        assert_eq!((m[1].0, m[1].1), (4, 1));
+    }
+}

@@ -1,0 +1,10 @@
+//! Entities: canonical ids, extraction from text (rules + gazetteer of known surfaces), and
+//! the Markdown registry of identities.
+
+mod canonical;
+mod extract;
+mod gazetteer;
+
+pub use canonical::{canonical_id, normalise_surface};
+pub use extract::{ExtractOptions, Extractor};
+pub use gazetteer::Gazetteer;

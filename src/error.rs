@@ -1,0 +1,127 @@
+//! The crate's one error type, grouped by fault: the caller's input, the model, storage, I/O.
+
+use std::path::PathBuf;
+
+/// Result alias used across memtree.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in memtree. Variants are structured so callers can match on
+/// them; the `Display` text is what a tool caller (an LLM or a person) sees.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    // ---- the caller's input -------------------------------------------------------------
+    /// A tool request that is malformed: missing/unknown mode, missing or mistyped field.
+    #[error("{message}")]
+    InvalidRequest {
+        /// Human-readable text, the exact strings of SPEC §3 where it defines them.
+        message: String,
+    },
+    /// A field value that is well-typed but unacceptable (blank body, reversed window, …).
+    #[error("{field}: {reason}")]
+    InvalidArgument {
+        /// The field (or mode.field) at fault.
+        field: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// An import file that cannot be parsed, naming the file and the line.
+    #[error("{path}:{line}: {reason}")]
+    ImportFormat {
+        /// The file being imported.
+        path: PathBuf,
+        /// 1-based line (0 when the fault is not tied to a line).
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A node id that does not exist (or is hidden by the scope gate).
+    #[error("node not found: {id}")]
+    NodeNotFound {
+        /// The id asked for.
+        id: String,
+    },
+
+    // ---- the model ----------------------------------------------------------------------
+    /// The embedding model could not be loaded or run.
+    #[error("embedding model: {what}")]
+    Model {
+        /// What failed, in words.
+        what: String,
+        /// The underlying cause, when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+
+    // ---- storage ------------------------------------------------------------------------
+    /// The SQLite system of record failed.
+    #[error("store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The tantivy full-text index failed.
+    #[error("full-text index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+    /// The tantivy index directory could not be opened.
+    #[error("full-text index directory: {0}")]
+    IndexDirectory(#[from] tantivy::directory::error::OpenDirectoryError),
+    /// The store on disk has a schema this build does not know how to open.
+    #[error("store schema: {reason}")]
+    Schema {
+        /// Why the store or its schema file cannot be used.
+        reason: String,
+    },
+    /// Another process holds the store's writer lock.
+    #[error("store is locked by another writer: {path}")]
+    Locked {
+        /// The store directory.
+        path: PathBuf,
+    },
+    /// A stored value failed to decode (corruption or a bug), naming the row.
+    #[error("corrupt record {what}: {reason}")]
+    Corrupt {
+        /// Which record.
+        what: String,
+        /// Why it could not be read.
+        reason: String,
+    },
+
+    // ---- I/O ----------------------------------------------------------------------------
+    /// A file-system operation failed on `path`.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path being read or written.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// JSON (de)serialisation failed.
+    #[error("json: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidArgument`].
+    pub fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::InvalidArgument { field: field.into(), reason: reason.into() }
+    }
+
+    /// Shorthand for [`Error::Io`].
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+
+    /// Shorthand for [`Error::Model`] without a cause.
+    pub fn model(what: impl Into<String>) -> Self {
+        Error::Model { what: what.into(), source: None }
+    }
+
+    /// True when the fault is the caller's (bad request or argument), not the engine's.
+    pub fn is_user_error(&self) -> bool {
+        matches!(
+            self,
+            Error::InvalidRequest { .. }
+                | Error::InvalidArgument { .. }
+                | Error::ImportFormat { .. }
+                | Error::NodeNotFound { .. }
+        )
+    }
+}

@@ -1,0 +1,164 @@
+//! The full-text index: the only module that speaks tantivy. Leaves and summaries are
+//! documents; content is BM25-searchable, entities and topics are exact-term posting lists.
+//! The index is derived from the store: its commits carry the store generation they reflect.
+
+mod schema;
+mod search;
+
+pub use schema::Fields;
+pub use search::{IndexSearcher, LevelFilter, SearchFilter};
+
+use crate::error::{Error, Result};
+use crate::store::{NodeRow, TreeRow};
+use crate::types::{EntityId, NodeId, TreeId};
+use std::path::Path;
+use tantivy::schema::Term;
+use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
+
+/// Sub-directory of a store holding the tantivy index.
+pub const INDEX_DIR: &str = "index";
+
+/// Payload prefix of our commits: `memtree-v<schema>:<generation>`.
+const PAYLOAD_PREFIX: &str = "memtree-v";
+
+/// The writer and reader of the index.
+pub struct FullTextIndex {
+    index: Index,
+    writer: IndexWriter<TantivyDocument>,
+    reader: IndexReader,
+    fields: Fields,
+    version: u32,
+}
+
+/// What one node contributes to the index.
+pub struct IndexDoc<'a> {
+    /// The node.
+    pub node: &'a NodeRow,
+    /// Its tree.
+    pub tree: &'a TreeRow,
+    /// Its entities.
+    pub entities: &'a [EntityId],
+    /// Its topics.
+    pub topics: &'a [String],
+}
+
+impl FullTextIndex {
+    /// Open the index under `store_dir`, creating it when absent. An index whose files are
+    /// unreadable or whose schema differs is wiped and recreated empty: it is derived data,
+    /// and [`FullTextIndex::committed_generation`] then reports it as behind the store.
+    pub fn open(store_dir: &Path) -> Result<FullTextIndex> {
+        let (schema, fields) = schema::build()?;
+        let version = schema::schema_version()?;
+        let dir = store_dir.join(INDEX_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let index = match Self::open_existing(&dir, &schema) {
+            Some(index) => index,
+            None => {
+                // Derived data: wipe whatever is there and start over.
+                std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+                std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+                Index::create_in_dir(&dir, schema)?
+            }
+        };
+        let writer = index.writer_with_num_threads(1, 64_000_000).map_err(|e| match e {
+            tantivy::TantivyError::LockFailure(..) => Error::Locked { path: store_dir.to_path_buf() },
+            other => Error::Index(other),
+        })?;
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(FullTextIndex { index, writer, reader, fields, version })
+    }
+
+    fn open_existing(dir: &Path, schema: &tantivy::schema::Schema) -> Option<Index> {
+        if !dir.join("meta.json").exists() {
+            return None;
+        }
+        let index = Index::open_in_dir(dir).ok()?;
+        (index.schema() == *schema).then_some(index)
+    }
+
+    /// The store generation of the last commit, or `None` for an empty/foreign index.
+    pub fn committed_generation(&self) -> Result<Option<u64>> {
+        let metas = self.index.load_metas()?;
+        let want = format!("{PAYLOAD_PREFIX}{}:", self.version);
+        Ok(metas.payload.as_deref().and_then(|p| p.strip_prefix(want.as_str())).and_then(|g| g.parse().ok()))
+    }
+
+    /// Queue a node for indexing (visible after [`FullTextIndex::commit`]).
+    pub fn add(&mut self, d: &IndexDoc<'_>) -> Result<()> {
+        let f = &self.fields;
+        let mut doc = TantivyDocument::default();
+        doc.add_text(f.node_id, d.node.node_id.as_str());
+        doc.add_text(f.node_kind, if d.node.is_leaf() { "leaf" } else { "summary" });
+        doc.add_text(f.tree_id, d.node.tree_id.as_str());
+        doc.add_text(f.tree_scope, &d.tree.tree_scope);
+        doc.add_text(f.source_kind, d.tree.source_kind.as_str());
+        doc.add_u64(f.level, u64::from(d.node.level));
+        doc.add_text(f.content, &d.node.content);
+        for e in d.entities {
+            doc.add_text(f.entities, e.as_str());
+        }
+        for t in d.topics {
+            doc.add_text(f.topics, t);
+        }
+        doc.add_date(f.time_start, DateTime::from_timestamp_millis(d.node.time_start_ms));
+        doc.add_date(f.time_end, DateTime::from_timestamp_millis(d.node.time_end_ms));
+        doc.add_f64(f.score, 1.0);
+        self.writer.add_document(doc)?;
+        Ok(())
+    }
+
+    /// Queue the deletion of one node.
+    pub fn delete_node(&mut self, id: &NodeId) {
+        self.writer.delete_term(Term::from_field_text(self.fields.node_id, id.as_str()));
+    }
+
+    /// Queue the deletion of every node of a tree.
+    pub fn delete_tree(&mut self, id: &TreeId) {
+        self.writer.delete_term(Term::from_field_text(self.fields.tree_id, id.as_str()));
+    }
+
+    /// Queue the deletion of everything (before a rebuild).
+    pub fn delete_all(&mut self) -> Result<()> {
+        self.writer.delete_all_documents()?;
+        Ok(())
+    }
+
+    /// Commit what is queued, recording the store generation it reflects, and make it
+    /// visible to searchers.
+    pub fn commit(&mut self, generation: u64) -> Result<()> {
+        let mut prepared = self.writer.prepare_commit()?;
+        prepared.set_payload(&format!("{PAYLOAD_PREFIX}{}:{generation}", self.version));
+        prepared.commit()?;
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// Drop whatever is queued and not committed (after a failed store transaction).
+    pub fn rollback(&mut self) -> Result<()> {
+        self.writer.rollback()?;
+        Ok(())
+    }
+
+    /// A searcher over the last commit.
+    pub fn searcher(&self) -> IndexSearcher {
+        IndexSearcher::new(self.reader.searcher(), self.fields, self.index.clone())
+    }
+
+    /// Size of the index directory on disk, in bytes.
+    pub fn size_on_disk(&self, store_dir: &Path) -> u64 {
+        dir_size(&store_dir.join(INDEX_DIR))
+    }
+}
+
+/// Total size of the files under `dir` (0 when unreadable).
+pub fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .filter_map(|e| e.ok())
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_size(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}

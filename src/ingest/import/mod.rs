@@ -1,0 +1,1 @@
+//! File importers: LoCoMo JSON, chat JSONL and a folder of Markdown notes.

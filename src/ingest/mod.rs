@@ -1,0 +1,38 @@
+//! The write path's inputs: chat messages, e-mails and documents; their canonicalisation
+//! into leaf drafts (chunking, deterministic ids, structured entities); the batch writer
+//! that appends leaves and seals the tree; and the file importers.
+
+mod canonical;
+mod chunk;
+pub mod import;
+mod writer;
+
+pub use canonical::{ChatMessage, Document, EmailMessage, Item, LeafDraft};
+pub use chunk::{slice_document, split_oversized};
+pub(crate) use writer::WriteBatch;
+
+/// What one write did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct IngestReport {
+    /// Sources touched.
+    pub sources: usize,
+    /// Leaves written.
+    pub leaves: usize,
+    /// Leaves skipped because the same content was already stored (idempotent re-send).
+    pub duplicates: usize,
+    /// Summaries sealed.
+    pub summaries: usize,
+    /// Leaves removed (a replaced document's old version).
+    pub removed: usize,
+}
+
+impl IngestReport {
+    /// Add another report's counts to this one.
+    pub fn absorb(&mut self, o: &IngestReport) {
+        self.sources += o.sources;
+        self.leaves += o.leaves;
+        self.duplicates += o.duplicates;
+        self.summaries += o.summaries;
+        self.removed += o.removed;
+    }
+}

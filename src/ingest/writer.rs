@@ -1,0 +1,263 @@
+//! The batch writer: appends leaves inside one store transaction, seals buffers into
+//! summaries (token budget, content-clock age, fan-out cascade) and remembers what the
+//! derived indexes must add or drop once the transaction commits.
+
+use super::IngestReport;
+use super::canonical::LeafDraft;
+use crate::config::Config;
+use crate::entities::{ExtractOptions, Extractor, Gazetteer, canonical_id};
+use crate::error::{Error, Result};
+use crate::store::{BufferStats, EntityReads, Mention, NodeReads, NodeRow, SourceRow, Tx};
+use crate::tree::{SummaryChild, SummaryRequest, Summariser, topics_of};
+use crate::types::{NodeId, SourceId, TreeId};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Topics kept per summary.
+const TOPICS_PER_SUMMARY: usize = 6;
+
+/// One write in progress. Everything goes through `tx`; nothing is visible until the caller
+/// commits it, and the index/vector work listed in `added`/`dropped_trees` happens after.
+pub(crate) struct WriteBatch<'a, 't> {
+    pub tx: &'a Tx<'t>,
+    pub cfg: &'a Config,
+    pub summariser: &'a dyn Summariser,
+    pub extractor: &'a Extractor,
+    pub gazetteer: &'a mut Gazetteer,
+    pub now_ms: i64,
+    /// Nodes written by this batch, in write order.
+    pub added: Vec<NodeId>,
+    /// Trees whose old nodes this batch deleted (replace/delete).
+    pub dropped_trees: Vec<TreeId>,
+    pub report: IngestReport,
+    buffers: HashMap<(TreeId, u32), BufferStats>,
+    next_seq: HashMap<TreeId, i64>,
+    seen: HashSet<NodeId>,
+    sources: BTreeSet<SourceId>,
+}
+
+impl<'a, 't> WriteBatch<'a, 't> {
+    pub fn new(
+        tx: &'a Tx<'t>,
+        cfg: &'a Config,
+        summariser: &'a dyn Summariser,
+        extractor: &'a Extractor,
+        gazetteer: &'a mut Gazetteer,
+        now_ms: i64,
+    ) -> Self {
+        WriteBatch {
+            tx,
+            cfg,
+            summariser,
+            extractor,
+            gazetteer,
+            now_ms,
+            added: Vec::new(),
+            dropped_trees: Vec::new(),
+            report: IngestReport::default(),
+            buffers: HashMap::new(),
+            next_seq: HashMap::new(),
+            seen: HashSet::new(),
+            sources: BTreeSet::new(),
+        }
+    }
+
+    /// Finish: the report with the number of distinct sources.
+    pub fn finish(mut self) -> (IngestReport, Vec<NodeId>, Vec<TreeId>) {
+        self.report.sources = self.sources.len();
+        (self.report, self.added, self.dropped_trees)
+    }
+
+    fn stats(&mut self, tree: &TreeId, level: u32) -> Result<BufferStats> {
+        if let Some(s) = self.buffers.get(&(tree.clone(), level)) {
+            return Ok(*s);
+        }
+        let s = self.tx.buffer_stats(tree, level)?;
+        self.buffers.insert((tree.clone(), level), s);
+        Ok(s)
+    }
+
+    fn seq(&mut self, tree: &TreeId) -> Result<i64> {
+        let next = match self.next_seq.get(tree) {
+            Some(n) => *n,
+            None => self.tx.max_seq(tree)? + 1,
+        };
+        self.next_seq.insert(tree.clone(), next + 1);
+        Ok(next)
+    }
+
+    /// Append one leaf (skipping it when the same content is already stored).
+    pub fn append_leaf(&mut self, d: LeafDraft) -> Result<()> {
+        self.sources.insert(d.source_id.clone());
+        if !self.seen.insert(d.node_id.clone()) || self.tx.node_exists(&d.node_id)? {
+            self.report.duplicates += 1;
+            return Ok(());
+        }
+        let src = SourceRow { source_id: d.source_id.clone(), source_kind: d.source_kind, provider: None, title: d.title.clone() };
+        let tree = self.tx.upsert_source(&src, self.now_ms)?;
+        // Content clock: an item more than the flush age after the buffer's oldest seals the
+        // buffer first, so a historical import seals what a live stream would have.
+        let st = self.stats(&tree, 0)?;
+        if st.count > 0 && d.ts_ms > st.oldest_content_ms.saturating_add(self.cfg.flush_age_ms) {
+            self.seal(&tree, 0)?;
+        }
+        let tokens = crate::config::approx_tokens(&d.content) as u64;
+        let seq = self.seq(&tree)?;
+        let row = NodeRow {
+            node_id: d.node_id.clone(),
+            tree_id: tree.clone(),
+            level: 0,
+            seq,
+            content: d.content,
+            author: d.author,
+            participants: d.participants,
+            tags: d.tags,
+            source_ref: d.source_ref,
+            time_start_ms: d.ts_ms,
+            time_end_ms: d.ts_ms,
+            tokens,
+            parent_id: None,
+            child_ids: Vec::new(),
+            flags: if d.split { NodeRow::FLAG_SPLIT } else { 0 },
+            appended_ms: self.now_ms,
+        };
+        self.tx.insert_node(&row)?;
+        let mentions = self.leaf_mentions(&row.content, &d.structured);
+        self.tx.attach_entities(&row.node_id, true, row.time_end_ms, &mentions)?;
+        self.added.push(row.node_id.clone());
+        self.report.leaves += 1;
+
+        let s = self.count_appended(&tree, 0, &row)?;
+        if s.tokens >= self.cfg.seal_token_budget {
+            self.seal(&tree, 0)?;
+        }
+        Ok(())
+    }
+
+    fn leaf_mentions(&mut self, content: &str, structured: &[(crate::types::EntityKind, String)]) -> Vec<Mention> {
+        let mut out: Vec<Mention> = structured
+            .iter()
+            .filter_map(|(kind, surface)| {
+                canonical_id(*kind, surface).map(|id| Mention { id, kind: *kind, surface: surface.trim().to_string() })
+            })
+            .collect();
+        // Structured names join the gazetteer first, so the text can mention them.
+        for m in &out {
+            self.gazetteer.insert(m.kind, &m.surface, &m.id);
+        }
+        let found = self.extractor.extract(
+            content,
+            self.gazetteer,
+            ExtractOptions { case_insensitive: false, discover_names: true },
+        );
+        for m in found {
+            if !out.iter().any(|o| o.id == m.id) {
+                self.gazetteer.insert(m.kind, &m.surface, &m.id);
+                out.push(m);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Seal every non-empty level-0 buffer of `tree`-level pairs given.
+    pub fn seal_level0(&mut self, trees: &[TreeId]) -> Result<()> {
+        for t in trees {
+            self.seal(t, 0)?;
+        }
+        Ok(())
+    }
+
+    /// Seal the open buffer of `(tree, level)` into a summary at `level + 1`, cascading
+    /// upwards when that level's buffer reaches the fan-out. An empty buffer is a no-op.
+    pub fn seal(&mut self, tree: &TreeId, level: u32) -> Result<()> {
+        let children = self.tx.buffer(tree, level)?;
+        if children.is_empty() {
+            return Ok(());
+        }
+        let tree_row = self.tx.tree(tree)?.ok_or_else(|| Error::Corrupt {
+            what: format!("trees[{tree}]"),
+            reason: "buffer without a tree".into(),
+        })?;
+        let req = SummaryRequest {
+            tree_scope: &tree_row.tree_scope,
+            level: level + 1,
+            children: children
+                .iter()
+                .map(|c| SummaryChild { content: &c.content, author: if level == 0 { c.author.as_deref() } else { None } })
+                .collect(),
+            max_tokens: self.cfg.summary_tokens,
+        };
+        let text = self.summariser.summarise(&req)?;
+        let child_ids: Vec<NodeId> = children.iter().map(|c| c.node_id.clone()).collect();
+        let mut parts: Vec<&[u8]> = vec![tree.0.as_bytes()];
+        let lvl = (level + 1).to_le_bytes();
+        parts.push(&lvl);
+        parts.extend(child_ids.iter().map(|c| c.0.as_bytes()));
+        let id = NodeId::derive('S', &parts);
+        let seq = self.seq(tree)?;
+        let row = NodeRow {
+            node_id: id.clone(),
+            tree_id: tree.clone(),
+            level: level + 1,
+            seq,
+            content: text,
+            author: None,
+            participants: Vec::new(),
+            tags: Vec::new(),
+            source_ref: None,
+            time_start_ms: children.iter().map(|c| c.time_start_ms).min().unwrap_or(0),
+            time_end_ms: children.iter().map(|c| c.time_end_ms).max().unwrap_or(0),
+            tokens: children.iter().map(|c| c.tokens).sum(),
+            parent_id: None,
+            child_ids: child_ids.clone(),
+            flags: 0,
+            appended_ms: self.now_ms,
+        };
+        self.tx.insert_node(&row)?;
+        self.tx.set_parent(&child_ids, &id)?;
+        // A summary's entities are the union of its children's.
+        let mut union: BTreeSet<crate::types::EntityId> = BTreeSet::new();
+        for c in &child_ids {
+            union.extend(self.tx.node_entities(c)?);
+        }
+        let mut mentions = Vec::with_capacity(union.len());
+        for e in union {
+            if let Some(row) = self.tx.entity(e.as_str())? {
+                mentions.push(Mention { id: e, kind: row.kind, surface: row.surface });
+            }
+        }
+        self.tx.attach_entities(&id, false, row.time_end_ms, &mentions)?;
+        let topics = topics_of(children.iter().map(|c| c.content.as_str()), TOPICS_PER_SUMMARY);
+        self.tx.insert_topics(&id, &topics)?;
+        self.added.push(id);
+        self.report.summaries += 1;
+
+        self.buffers.insert((tree.clone(), level), BufferStats::default());
+        let up = self.count_appended(tree, level + 1, &row)?;
+        if up.count >= self.cfg.fanout {
+            self.seal(tree, level + 1)?;
+        }
+        Ok(())
+    }
+
+    /// Account for `row`, just inserted into the buffer of `(tree, level)`: bump the cached
+    /// stats, or load them from the store (which already holds the row).
+    fn count_appended(&mut self, tree: &TreeId, level: u32, row: &NodeRow) -> Result<BufferStats> {
+        let key = (tree.clone(), level);
+        if let Some(s) = self.buffers.get_mut(&key) {
+            if s.count == 0 {
+                s.oldest_content_ms = row.time_start_ms;
+                s.oldest_appended_ms = row.appended_ms;
+            } else {
+                s.oldest_content_ms = s.oldest_content_ms.min(row.time_start_ms);
+                s.oldest_appended_ms = s.oldest_appended_ms.min(row.appended_ms);
+            }
+            s.count += 1;
+            s.tokens += row.tokens;
+            return Ok(*s);
+        }
+        let s = self.tx.buffer_stats(tree, level)?;
+        self.buffers.insert(key, s);
+        Ok(s)
+    }
+}

@@ -1,0 +1,228 @@
+//! Entity rows, the node ↔ entity index, and the co-occurrence edges derived from it.
+//! Mention counts and edge weights are maintained in the same transaction as the nodes, so
+//! they are exact after any insert, replace or delete.
+
+use super::{Reader, Tx};
+use crate::error::Result;
+use crate::types::{EntityId, EntityKind, NodeId};
+use rusqlite::{OptionalExtension, params};
+use std::collections::BTreeSet;
+
+/// One entity as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntityRow {
+    /// Canonical id.
+    pub entity_id: EntityId,
+    /// Kind.
+    pub kind: EntityKind,
+    /// The surface form first seen.
+    pub surface: String,
+    /// Number of leaves mentioning it.
+    pub mention_count: u64,
+    /// Latest content time of a leaf mentioning it, epoch ms.
+    pub last_seen_ms: i64,
+}
+
+/// One co-occurrence edge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EdgeRow {
+    /// The entity asked about.
+    pub subject: EntityId,
+    /// The other entity.
+    pub object: EntityId,
+    /// Number of distinct leaves mentioning both.
+    pub weight: u64,
+}
+
+fn entity_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EntityRow> {
+    let kind: String = r.get(1)?;
+    Ok(EntityRow {
+        entity_id: EntityId(r.get(0)?),
+        kind: EntityKind::parse(&kind).unwrap_or(EntityKind::Misc),
+        surface: r.get(2)?,
+        mention_count: r.get::<_, i64>(3)? as u64,
+        last_seen_ms: r.get(4)?,
+    })
+}
+
+/// Entity and graph reads.
+pub trait EntityReads: Reader {
+    /// One entity.
+    fn entity(&self, id: &str) -> Result<Option<EntityRow>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT entity_id, kind, surface, mention_count, last_seen_ms FROM entities WHERE entity_id = ?1",
+                [id],
+                entity_from_row,
+            )
+            .optional()?)
+    }
+
+    /// Every entity (for the gazetteer), by id.
+    fn all_entities(&self) -> Result<Vec<EntityRow>> {
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT entity_id, kind, surface, mention_count, last_seen_ms FROM entities ORDER BY entity_id")?;
+        let rows = stmt.query_map([], entity_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Case-insensitive substring search over ids and surfaces; `%`, `_` and `\` in `needle`
+    /// are literal. Most-mentioned first, then most recent, then id.
+    fn search_entities(&self, needle: &str, kinds: &[EntityKind], limit: usize) -> Result<Vec<EntityRow>> {
+        let escaped: String = needle
+            .to_lowercase()
+            .chars()
+            .flat_map(|c| match c {
+                '%' | '_' | '\\' => vec!['\\', c],
+                c => vec![c],
+            })
+            .collect();
+        let pattern = format!("%{escaped}%");
+        let kinds_json = serde_json::to_string(&kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT entity_id, kind, surface, mention_count, last_seen_ms FROM entities \
+             WHERE (lower(entity_id) LIKE ?1 ESCAPE '\\' OR lower(surface) LIKE ?1 ESCAPE '\\') \
+               AND (?2 = '[]' OR kind IN (SELECT value FROM json_each(?2))) \
+             ORDER BY mention_count DESC, last_seen_ms DESC, entity_id LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(params![pattern, kinds_json, limit as i64], entity_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Entities on a node, sorted by id.
+    fn node_entities(&self, node: &NodeId) -> Result<Vec<EntityId>> {
+        let mut stmt =
+            self.conn().prepare_cached("SELECT entity_id FROM node_entities WHERE node_id = ?1 ORDER BY entity_id")?;
+        let rows = stmt.query_map([node.as_str()], |r| Ok(EntityId(r.get(0)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Nodes mentioning an entity, sorted by id.
+    fn entity_nodes(&self, entity: &EntityId) -> Result<Vec<NodeId>> {
+        let mut stmt =
+            self.conn().prepare_cached("SELECT node_id FROM node_entities WHERE entity_id = ?1 ORDER BY node_id")?;
+        let rows = stmt.query_map([entity.as_str()], |r| Ok(NodeId(r.get(0)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Edges of `subject`, by weight descending then object id.
+    fn co_occurring(&self, subject: &EntityId, limit: usize) -> Result<Vec<EdgeRow>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT other, weight FROM ( \
+               SELECT b AS other, weight FROM edges WHERE a = ?1 \
+               UNION ALL SELECT a AS other, weight FROM edges WHERE b = ?1) \
+             ORDER BY weight DESC, other LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![subject.as_str(), limit as i64], |r| {
+            Ok(EdgeRow { subject: subject.clone(), object: EntityId(r.get(0)?), weight: r.get::<_, i64>(1)? as u64 })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Number of entities and edges.
+    fn entity_and_edge_counts(&self) -> Result<(u64, u64)> {
+        let e: i64 = self.conn().query_row("SELECT COUNT(*) FROM entities", [], |r| r.get(0))?;
+        let g: i64 = self.conn().query_row("SELECT COUNT(*) FROM edges", [], |r| r.get(0))?;
+        Ok((e as u64, g as u64))
+    }
+}
+
+impl<R: Reader> EntityReads for R {}
+
+/// An entity mention to attach to a node.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Mention {
+    /// Canonical id.
+    pub id: EntityId,
+    /// Kind.
+    pub kind: EntityKind,
+    /// Surface as written.
+    pub surface: String,
+}
+
+impl Tx<'_> {
+    /// Attach `mentions` to a node. For a leaf this also counts the mention and adds one to the
+    /// weight of every pair's edge; summaries only index their entities (their sets are unions
+    /// of their leaves', so counting them would join everything under one summary).
+    pub fn attach_entities(&self, node: &NodeId, is_leaf: bool, time_ms: i64, mentions: &[Mention]) -> Result<()> {
+        let mut ins = self
+            .tx
+            .prepare_cached("INSERT OR IGNORE INTO node_entities (node_id, entity_id, is_leaf) VALUES (?1, ?2, ?3)")?;
+        let mut ent = self.tx.prepare_cached(
+            "INSERT INTO entities (entity_id, kind, surface, mention_count, last_seen_ms) VALUES (?1, ?2, ?3, ?4, ?5) \
+             ON CONFLICT(entity_id) DO UPDATE SET mention_count = mention_count + ?4, \
+               last_seen_ms = MAX(last_seen_ms, ?5)",
+        )?;
+        let mut ids = BTreeSet::new();
+        for m in mentions {
+            if ins.execute(params![node.as_str(), m.id.as_str(), is_leaf])? == 0 {
+                continue; // duplicate mention on the same node
+            }
+            let (count, seen) = if is_leaf { (1, time_ms) } else { (0, 0) };
+            ent.execute(params![m.id.as_str(), m.kind.as_str(), m.surface, count, seen])?;
+            ids.insert(m.id.as_str());
+        }
+        if is_leaf {
+            let ids: Vec<&str> = ids.into_iter().collect();
+            let mut edge = self.tx.prepare_cached(
+                "INSERT INTO edges (a, b, weight) VALUES (?1, ?2, 1) ON CONFLICT(a, b) DO UPDATE SET weight = weight + 1",
+            )?;
+            for i in 0..ids.len() {
+                for j in i + 1..ids.len() {
+                    edge.execute(params![ids[i], ids[j]])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Detach every entity of the given nodes, undoing counts and edge weights exactly;
+    /// entities left with no node at all are deleted.
+    pub fn detach_entities(&self, nodes: &[NodeId]) -> Result<()> {
+        let mut touched = BTreeSet::new();
+        for node in nodes {
+            let (ids, is_leaf): (Vec<String>, bool) = {
+                let mut stmt = self
+                    .tx
+                    .prepare_cached("SELECT entity_id, is_leaf FROM node_entities WHERE node_id = ?1 ORDER BY entity_id")?;
+                let rows: Vec<(String, bool)> =
+                    stmt.query_map([node.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+                let leaf = rows.first().map(|r| r.1).unwrap_or(false);
+                (rows.into_iter().map(|r| r.0).collect(), leaf)
+            };
+            if is_leaf {
+                let mut dec = self.tx.prepare_cached(
+                    "UPDATE entities SET mention_count = mention_count - 1 WHERE entity_id = ?1",
+                )?;
+                let mut edge = self.tx.prepare_cached("UPDATE edges SET weight = weight - 1 WHERE a = ?1 AND b = ?2")?;
+                for id in &ids {
+                    dec.execute([id])?;
+                }
+                for i in 0..ids.len() {
+                    for j in i + 1..ids.len() {
+                        edge.execute(params![ids[i], ids[j]])?;
+                    }
+                }
+            }
+            self.tx.prepare_cached("DELETE FROM node_entities WHERE node_id = ?1")?.execute([node.as_str()])?;
+            touched.extend(ids);
+        }
+        self.tx.execute("DELETE FROM edges WHERE weight <= 0", [])?;
+        let mut gone = self.tx.prepare_cached(
+            "DELETE FROM entities WHERE entity_id = ?1 AND NOT EXISTS (SELECT 1 FROM node_entities WHERE entity_id = ?1)",
+        )?;
+        let mut seen = self.tx.prepare_cached(
+            "UPDATE entities SET last_seen_ms = COALESCE((SELECT MAX(n.time_end_ms) FROM node_entities e \
+               JOIN nodes n ON n.node_id = e.node_id WHERE e.entity_id = ?1 AND e.is_leaf = 1), 0) \
+             WHERE entity_id = ?1",
+        )?;
+        for id in &touched {
+            if gone.execute([id])? == 0 {
+                seen.execute([id])?;
+            }
+        }
+        Ok(())
+    }
+}

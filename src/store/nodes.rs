@@ -1,0 +1,367 @@
+//! Rows of sources, trees and nodes (leaves and summaries), and the derived level buffers.
+
+use super::{Reader, Tx, json_list};
+use crate::error::Result;
+use crate::types::{NodeId, SourceId, SourceKind, TreeId};
+use rusqlite::{OptionalExtension, Row, params};
+
+/// One leaf or summary as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeRow {
+    /// Deterministic id.
+    pub node_id: NodeId,
+    /// Owning tree.
+    pub tree_id: TreeId,
+    /// 0 = leaf, 1.. = summaries.
+    pub level: u32,
+    /// Append order within the tree (all levels share one counter).
+    pub seq: i64,
+    /// Full text.
+    pub content: String,
+    /// Author (chat/e-mail leaves).
+    pub author: Option<String>,
+    /// Participants (recipients, channel members) when known.
+    pub participants: Vec<String>,
+    /// Free tags.
+    pub tags: Vec<String>,
+    /// Back-pointer: permalink, message-id, path, URL (leaves).
+    pub source_ref: Option<String>,
+    /// Envelope start, epoch ms.
+    pub time_start_ms: i64,
+    /// Envelope end, epoch ms.
+    pub time_end_ms: i64,
+    /// Approximate token count of `content` (leaves) or of the children (summaries).
+    pub tokens: u64,
+    /// The summary that sealed this node, if any.
+    pub parent_id: Option<NodeId>,
+    /// Children of a summary, in order; empty on leaves.
+    pub child_ids: Vec<NodeId>,
+    /// Bit flags, see [`NodeRow::FLAG_SPLIT`].
+    pub flags: u32,
+    /// Wall-clock time the node was appended, epoch ms.
+    pub appended_ms: i64,
+}
+
+impl NodeRow {
+    /// The leaf is one piece of an oversized message that was split.
+    pub const FLAG_SPLIT: u32 = 1;
+
+    /// True for level-0 nodes.
+    pub fn is_leaf(&self) -> bool {
+        self.level == 0
+    }
+}
+
+/// One tree (one per source).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeRow {
+    /// `source:<source_id>`.
+    pub tree_id: TreeId,
+    /// Always `source` today; `topic` and `global` are reserved.
+    pub tree_kind: String,
+    /// The source id the tree covers.
+    pub tree_scope: String,
+    /// Kind of the source.
+    pub source_kind: SourceKind,
+}
+
+/// One source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceRow {
+    /// Id.
+    pub source_id: SourceId,
+    /// Kind.
+    pub source_kind: SourceKind,
+    /// Provider (documents), e.g. `notion`.
+    pub provider: Option<String>,
+    /// Title (documents).
+    pub title: Option<String>,
+}
+
+/// Aggregates of one open buffer (the nodes of a tree level not yet sealed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BufferStats {
+    /// Number of nodes waiting.
+    pub count: usize,
+    /// Sum of their tokens.
+    pub tokens: u64,
+    /// Earliest content time among them.
+    pub oldest_content_ms: i64,
+    /// Earliest wall-clock append time among them.
+    pub oldest_appended_ms: i64,
+}
+
+const NODE_COLS: &str = "node_id, tree_id, level, seq, content, author, participants, tags, source_ref, \
+     time_start_ms, time_end_ms, tokens, parent_id, child_ids, flags, appended_ms";
+
+fn node_from_row(r: &Row<'_>) -> rusqlite::Result<NodeRow> {
+    let participants: String = r.get(6)?;
+    let tags: String = r.get(7)?;
+    let children: String = r.get(13)?;
+    Ok(NodeRow {
+        node_id: NodeId(r.get(0)?),
+        tree_id: TreeId(r.get(1)?),
+        level: r.get(2)?,
+        seq: r.get(3)?,
+        content: r.get(4)?,
+        author: r.get(5)?,
+        participants: json_list("nodes.participants", &participants)?,
+        tags: json_list("nodes.tags", &tags)?,
+        source_ref: r.get(8)?,
+        time_start_ms: r.get(9)?,
+        time_end_ms: r.get(10)?,
+        tokens: r.get::<_, i64>(11)? as u64,
+        parent_id: r.get::<_, Option<String>>(12)?.map(NodeId),
+        child_ids: json_list("nodes.child_ids", &children)?.into_iter().map(NodeId).collect(),
+        flags: r.get(14)?,
+        appended_ms: r.get(15)?,
+    })
+}
+
+fn tree_from_row(r: &Row<'_>) -> rusqlite::Result<TreeRow> {
+    let kind: String = r.get(3)?;
+    Ok(TreeRow {
+        tree_id: TreeId(r.get(0)?),
+        tree_kind: r.get(1)?,
+        tree_scope: r.get(2)?,
+        source_kind: SourceKind::parse(&kind).unwrap_or(SourceKind::Document),
+    })
+}
+
+/// Node and tree reads, available on the store and inside a write.
+pub trait NodeReads: Reader {
+    /// One node by id.
+    fn node(&self, id: &str) -> Result<Option<NodeRow>> {
+        let sql = format!("SELECT {NODE_COLS} FROM nodes WHERE node_id = ?1");
+        Ok(self.conn().query_row(&sql, [id], node_from_row).optional()?)
+    }
+
+    /// Several nodes by id, in the order asked; unknown ids are skipped.
+    fn nodes(&self, ids: &[NodeId]) -> Result<Vec<NodeRow>> {
+        let sql = format!("SELECT {NODE_COLS} FROM nodes WHERE node_id = ?1");
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(n) = stmt.query_row([id.as_str()], node_from_row).optional()? {
+                out.push(n);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every node of a tree, by level then append order.
+    fn tree_nodes(&self, tree: &TreeId) -> Result<Vec<NodeRow>> {
+        let sql = format!("SELECT {NODE_COLS} FROM nodes WHERE tree_id = ?1 ORDER BY level, seq");
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let rows = stmt.query_map([tree.as_str()], node_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every node of the store (for rebuilding derived indexes), in a stable order.
+    fn for_each_node(&self, mut f: impl FnMut(NodeRow) -> Result<()>) -> Result<()> {
+        let sql = format!("SELECT {NODE_COLS} FROM nodes ORDER BY tree_id, level, seq");
+        let mut stmt = self.conn().prepare(&sql)?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            f(node_from_row(r)?)?;
+        }
+        Ok(())
+    }
+
+    /// The open buffer of a tree level: its unsealed nodes in append order.
+    fn buffer(&self, tree: &TreeId, level: u32) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLS} FROM nodes WHERE tree_id = ?1 AND level = ?2 AND parent_id IS NULL ORDER BY seq"
+        );
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![tree.as_str(), level], node_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Aggregates of a buffer without loading its rows.
+    fn buffer_stats(&self, tree: &TreeId, level: u32) -> Result<BufferStats> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT COUNT(*), COALESCE(SUM(tokens), 0), COALESCE(MIN(time_start_ms), 0), COALESCE(MIN(appended_ms), 0) \
+             FROM nodes WHERE tree_id = ?1 AND level = ?2 AND parent_id IS NULL",
+        )?;
+        Ok(stmt.query_row(params![tree.as_str(), level], |r| {
+            Ok(BufferStats {
+                count: r.get::<_, i64>(0)? as usize,
+                tokens: r.get::<_, i64>(1)? as u64,
+                oldest_content_ms: r.get(2)?,
+                oldest_appended_ms: r.get(3)?,
+            })
+        })?)
+    }
+
+    /// Trees whose level-0 buffer is not empty, with the oldest append time of each.
+    fn open_leaf_buffers(&self) -> Result<Vec<(TreeId, i64)>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT tree_id, MIN(appended_ms) FROM nodes WHERE level = 0 AND parent_id IS NULL GROUP BY tree_id ORDER BY tree_id",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((TreeId(r.get(0)?), r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The largest `seq` used in a tree (0 when empty).
+    fn max_seq(&self, tree: &TreeId) -> Result<i64> {
+        let mut stmt = self.conn().prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM nodes WHERE tree_id = ?1")?;
+        Ok(stmt.query_row([tree.as_str()], |r| r.get(0))?)
+    }
+
+    /// True when a node with this id exists.
+    fn node_exists(&self, id: &NodeId) -> Result<bool> {
+        let mut stmt = self.conn().prepare_cached("SELECT 1 FROM nodes WHERE node_id = ?1")?;
+        Ok(stmt.query_row([id.as_str()], |_| Ok(())).optional()?.is_some())
+    }
+
+    /// One tree by id.
+    fn tree(&self, id: &TreeId) -> Result<Option<TreeRow>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT tree_id, tree_kind, tree_scope, source_kind FROM trees WHERE tree_id = ?1",
+                [id.as_str()],
+                tree_from_row,
+            )
+            .optional()?)
+    }
+
+    /// Every tree, by id.
+    fn trees(&self) -> Result<Vec<TreeRow>> {
+        let mut stmt =
+            self.conn().prepare_cached("SELECT tree_id, tree_kind, tree_scope, source_kind FROM trees ORDER BY tree_id")?;
+        let rows = stmt.query_map([], tree_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// One source by id.
+    fn source(&self, id: &SourceId) -> Result<Option<SourceRow>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT source_id, source_kind, provider, title FROM sources WHERE source_id = ?1",
+                [id.as_str()],
+                |r| {
+                    let kind: String = r.get(1)?;
+                    Ok(SourceRow {
+                        source_id: SourceId(r.get(0)?),
+                        source_kind: SourceKind::parse(&kind).unwrap_or(SourceKind::Document),
+                        provider: r.get(2)?,
+                        title: r.get(3)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Nodes of the given trees (all when `trees` is `None`) at `level` or above whose
+    /// envelope overlaps `[since, until]`, newest first.
+    fn nodes_in_window(&self, min_level: u32, since_ms: i64, until_ms: i64) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLS} FROM nodes WHERE level >= ?1 AND time_end_ms >= ?2 AND time_start_ms <= ?3 \
+             ORDER BY time_end_ms DESC, node_id"
+        );
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![min_level, since_ms, until_ms], node_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Summaries (level >= 1) of one tree, newest first.
+    fn tree_summaries(&self, tree: &TreeId) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLS} FROM nodes WHERE tree_id = ?1 AND level >= 1 ORDER BY time_end_ms DESC, node_id"
+        );
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let rows = stmt.query_map([tree.as_str()], node_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+impl<R: Reader> NodeReads for R {}
+
+impl Tx<'_> {
+    /// Create the source and its tree if new; refresh `updated_ms`, provider and title.
+    pub fn upsert_source(&self, src: &SourceRow, now_ms: i64) -> Result<TreeId> {
+        self.tx.execute(
+            "INSERT INTO sources (source_id, source_kind, provider, title, created_ms, updated_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
+             ON CONFLICT(source_id) DO UPDATE SET updated_ms = ?5, \
+               provider = COALESCE(?3, provider), title = COALESCE(?4, title)",
+            params![src.source_id.as_str(), src.source_kind.as_str(), src.provider, src.title, now_ms],
+        )?;
+        let tree = TreeId::for_source(&src.source_id);
+        self.tx.execute(
+            "INSERT OR IGNORE INTO trees (tree_id, tree_kind, tree_scope, source_kind) VALUES (?1, 'source', ?2, ?3)",
+            params![tree.as_str(), src.source_id.as_str(), src.source_kind.as_str()],
+        )?;
+        Ok(tree)
+    }
+
+    /// Insert a node row.
+    pub fn insert_node(&self, n: &NodeRow) -> Result<()> {
+        let mut stmt = self.tx.prepare_cached(&format!(
+            "INSERT INTO nodes ({NODE_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+        ))?;
+        stmt.execute(params![
+            n.node_id.as_str(),
+            n.tree_id.as_str(),
+            n.level,
+            n.seq,
+            n.content,
+            n.author,
+            serde_json::to_string(&n.participants)?,
+            serde_json::to_string(&n.tags)?,
+            n.source_ref,
+            n.time_start_ms,
+            n.time_end_ms,
+            n.tokens as i64,
+            n.parent_id.as_ref().map(|p| p.as_str()),
+            serde_json::to_string(&n.child_ids)?,
+            n.flags,
+            n.appended_ms,
+        ])?;
+        Ok(())
+    }
+
+    /// Record that `children` were sealed under `parent`.
+    pub fn set_parent(&self, children: &[NodeId], parent: &NodeId) -> Result<()> {
+        let mut stmt = self.tx.prepare_cached("UPDATE nodes SET parent_id = ?1 WHERE node_id = ?2")?;
+        for c in children {
+            stmt.execute(params![parent.as_str(), c.as_str()])?;
+        }
+        Ok(())
+    }
+
+    /// Delete a source, its tree and all its nodes (the caller clears entity rows first).
+    pub fn delete_source_rows(&self, source: &SourceId) -> Result<usize> {
+        let tree = TreeId::for_source(source);
+        self.tx.execute("DELETE FROM node_topics WHERE node_id IN (SELECT node_id FROM nodes WHERE tree_id = ?1)", [tree.as_str()])?;
+        self.tx.execute("DELETE FROM vectors WHERE node_id IN (SELECT node_id FROM nodes WHERE tree_id = ?1)", [tree.as_str()])?;
+        let n = self.tx.execute("DELETE FROM nodes WHERE tree_id = ?1", [tree.as_str()])?;
+        self.tx.execute("DELETE FROM trees WHERE tree_id = ?1", [tree.as_str()])?;
+        self.tx.execute("DELETE FROM sources WHERE source_id = ?1", [source.as_str()])?;
+        Ok(n)
+    }
+
+    /// Store a node's topics.
+    pub fn insert_topics(&self, node: &NodeId, topics: &[String]) -> Result<()> {
+        let mut stmt = self.tx.prepare_cached("INSERT OR IGNORE INTO node_topics (node_id, topic) VALUES (?1, ?2)")?;
+        for t in topics {
+            stmt.execute(params![node.as_str(), t])?;
+        }
+        Ok(())
+    }
+}
+
+/// Topic reads.
+pub trait TopicReads: Reader {
+    /// A node's topics, sorted.
+    fn topics(&self, node: &NodeId) -> Result<Vec<String>> {
+        let mut stmt = self.conn().prepare_cached("SELECT topic FROM node_topics WHERE node_id = ?1 ORDER BY topic")?;
+        let rows = stmt.query_map([node.as_str()], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+impl<R: Reader> TopicReads for R {}

@@ -1,0 +1,53 @@
+//! Counts for `memtree stats`.
+
+use super::Reader;
+use crate::error::Result;
+
+/// Row counts of the store.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StoreCounts {
+    /// Sources.
+    pub sources: u64,
+    /// Trees.
+    pub trees: u64,
+    /// Leaves (level 0).
+    pub leaves: u64,
+    /// Summaries per level, index 0 = level 1.
+    pub summaries_per_level: Vec<u64>,
+    /// Distinct entities.
+    pub entities: u64,
+    /// Co-occurrence edges.
+    pub edges: u64,
+    /// Stored vectors.
+    pub vectors: u64,
+    /// Facts in `memory_recall`.
+    pub recall_facts: u64,
+}
+
+/// Aggregate counts.
+pub trait StatsReads: Reader {
+    /// Count everything.
+    fn counts(&self) -> Result<StoreCounts> {
+        let c = self.conn();
+        let one = |sql: &str| -> Result<u64> { Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
+        let mut per_level = Vec::new();
+        let mut stmt = c.prepare("SELECT level, COUNT(*) FROM nodes WHERE level >= 1 GROUP BY level ORDER BY level")?;
+        for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))? {
+            let (level, n) = row?;
+            per_level.resize(level as usize, 0);
+            per_level[level as usize - 1] = n as u64;
+        }
+        Ok(StoreCounts {
+            sources: one("SELECT COUNT(*) FROM sources")?,
+            trees: one("SELECT COUNT(*) FROM trees")?,
+            leaves: one("SELECT COUNT(*) FROM nodes WHERE level = 0")?,
+            summaries_per_level: per_level,
+            entities: one("SELECT COUNT(*) FROM entities")?,
+            edges: one("SELECT COUNT(*) FROM edges")?,
+            vectors: one("SELECT COUNT(*) FROM vectors")?,
+            recall_facts: one("SELECT COUNT(*) FROM recall")?,
+        })
+    }
+}
+
+impl<R: Reader> StatsReads for R {}
