@@ -39,6 +39,8 @@ const NOT_NAMES: &[&str] = &[
     "fwd", "subject", "to", "from", "cc", "in", "on", "at", "of", "for", "with", "by", "if", "then", "there", "here",
     "good", "great", "nice", "cool", "awesome", "amazing", "love", "congrats", "congratulations", "sorry", "please",
     "bye", "see", "let", "let's", "have", "has", "had", "be", "can", "could", "would", "should", "will", "am",
+    "got", "always", "even", "btw", "bet", "buddy", "dude", "man", "girl", "guys", "wait", "well", "anyway", "anyways",
+    "totally", "definitely", "absolutely", "exactly", "seriously", "honestly", "really", "maybe", "hopefully",
 ];
 
 impl Default for Extractor {
@@ -89,7 +91,10 @@ impl Extractor {
         let matches = if opts.case_insensitive { gaz.scan(&plain, |_| true) } else { gaz.scan(&plain, capital) };
         let mut covered = vec![false; words.len()];
         for (start, len, ids) in matches {
-            for (kind, id) in ids {
+            // A surface known as a real kind (a person who also wrote messages) shadows the
+            // `misc:` guess made before that kind was known.
+            let typed = ids.iter().any(|(k, _)| *k != EntityKind::Misc);
+            for (kind, id) in ids.iter().filter(|(k, _)| !typed || *k != EntityKind::Misc) {
                 out.entry(id.0.clone()).or_insert(Mention {
                     id: id.clone(),
                     kind: *kind,
@@ -107,6 +112,7 @@ impl Extractor {
                         && words[j].text.chars().count() >= 2
                         && words[j].text.chars().all(|c| c.is_alphabetic() || c == '-' || c == '\'')
                         && !NOT_NAMES.contains(&words[j].text.to_lowercase().as_str())
+                        && !crate::text::is_stop_word(&words[j].text.to_lowercase())
                 };
                 if is_name(i) && !words[i].sentence_start {
                     let mut j = i + 1;

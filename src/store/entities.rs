@@ -196,20 +196,24 @@ impl Tx<'_> {
                 let mut dec = self.tx.prepare_cached(
                     "UPDATE entities SET mention_count = mention_count - 1 WHERE entity_id = ?1",
                 )?;
+                // Drop an edge whose last shared leaf goes, else decrement (weight stays > 0).
+                let mut drop_edge =
+                    self.tx.prepare_cached("DELETE FROM edges WHERE a = ?1 AND b = ?2 AND weight <= 1")?;
                 let mut edge = self.tx.prepare_cached("UPDATE edges SET weight = weight - 1 WHERE a = ?1 AND b = ?2")?;
                 for id in &ids {
                     dec.execute([id])?;
                 }
                 for i in 0..ids.len() {
                     for j in i + 1..ids.len() {
-                        edge.execute(params![ids[i], ids[j]])?;
+                        if drop_edge.execute(params![ids[i], ids[j]])? == 0 {
+                            edge.execute(params![ids[i], ids[j]])?;
+                        }
                     }
                 }
             }
             self.tx.prepare_cached("DELETE FROM node_entities WHERE node_id = ?1")?.execute([node.as_str()])?;
             touched.extend(ids);
         }
-        self.tx.execute("DELETE FROM edges WHERE weight <= 0", [])?;
         let mut gone = self.tx.prepare_cached(
             "DELETE FROM entities WHERE entity_id = ?1 AND NOT EXISTS (SELECT 1 FROM node_entities WHERE entity_id = ?1)",
         )?;

@@ -1,0 +1,125 @@
+//! Fixtures and whole-store invariant checks shared by the integration tests.
+
+use memtree::store::{EntityReads, NodeReads};
+use memtree::{ChatMessage, Config, Item, ManualClock, Memory, OpenOptions};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// 2023-05-08T00:00:00Z.
+pub const T0: i64 = 1_683_504_000_000;
+pub const MIN: i64 = 60_000;
+pub const HOUR: i64 = 3_600_000;
+
+/// A store in a temp dir with a manual clock and a deterministic embedder.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub clock: ManualClock,
+    pub cfg: Config,
+}
+
+impl Fixture {
+    pub fn new(cfg: Config) -> Self {
+        Fixture { dir: tempfile::tempdir().unwrap(), clock: ManualClock::new(T0 + 1000 * HOUR), cfg }
+    }
+
+    pub fn options(&self) -> OpenOptions {
+        OpenOptions {
+            config: self.cfg.clone(),
+            clock: Arc::new(self.clock.clone()),
+            embedder: Some(Arc::new(memtree::embed::HashEmbedder::new(64))),
+            ..OpenOptions::default()
+        }
+    }
+
+    pub fn open(&self) -> Memory {
+        Memory::open_with(self.dir.path(), self.options()).unwrap()
+    }
+}
+
+pub fn chat(source: &str, author: &str, ts: i64, text: &str) -> Item {
+    Item::Chat(ChatMessage {
+        source_id: source.into(),
+        author: author.into(),
+        ts_ms: ts,
+        text: text.into(),
+        source_ref: Some(format!("{source}/{ts}")),
+        participants: vec![],
+        tags: vec![],
+    })
+}
+
+/// Check every structural invariant of the store against a brute-force recomputation:
+/// parent/child links, envelopes, levels, buffer shape, entity counts, edge weights, and the
+/// index holding exactly the stored nodes.
+pub fn check_invariants(mem: &Memory, cfg: &Config) {
+    let store = mem.store();
+    let mut node_count = 0u64;
+    let mut leaf_entities: Vec<BTreeSet<String>> = Vec::new();
+    let mut mentions: HashMap<String, u64> = HashMap::new();
+    for tree in store.trees().unwrap() {
+        let nodes = store.tree_nodes(&tree.tree_id).unwrap();
+        let by_id: HashMap<_, _> = nodes.iter().map(|n| (n.node_id.clone(), n)).collect();
+        node_count += nodes.len() as u64;
+        for n in &nodes {
+            if let Some(p) = &n.parent_id {
+                let parent = by_id.get(p).unwrap_or_else(|| panic!("{}: parent {p} missing", n.node_id));
+                assert_eq!(parent.level, n.level + 1, "parent one level up");
+                assert_eq!(parent.child_ids.iter().filter(|c| **c == n.node_id).count(), 1, "listed once by its parent");
+            }
+            if n.level > 0 {
+                assert!(!n.child_ids.is_empty(), "summary without children");
+                for c in &n.child_ids {
+                    let child = by_id.get(c).unwrap_or_else(|| panic!("{}: child {c} missing", n.node_id));
+                    assert_eq!(child.parent_id.as_ref(), Some(&n.node_id), "child points back");
+                    assert!(n.time_start_ms <= child.time_start_ms && n.time_end_ms >= child.time_end_ms, "envelope covers child");
+                }
+                if n.level >= 2 {
+                    assert_eq!(n.child_ids.len(), cfg.fanout, "upper summaries seal at fan-out");
+                }
+            } else {
+                let ents: BTreeSet<String> =
+                    store.node_entities(&n.node_id).unwrap().into_iter().map(|e| e.0).collect();
+                for e in &ents {
+                    *mentions.entry(e.clone()).or_default() += 1;
+                }
+                leaf_entities.push(ents);
+            }
+        }
+        // Open buffers above level 0 hold fewer than fan-out nodes.
+        let max_level = nodes.iter().map(|n| n.level).max().unwrap_or(0);
+        for l in 1..=max_level {
+            let open = store.buffer(&tree.tree_id, l).unwrap().len();
+            assert!(open < cfg.fanout, "level {l} buffer holds {open}");
+        }
+    }
+    // Entity mention counts and edge weights equal a recount from the leaves.
+    let mut pairs: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for ents in &leaf_entities {
+        let v: Vec<&String> = ents.iter().collect();
+        for i in 0..v.len() {
+            for j in i + 1..v.len() {
+                *pairs.entry((v[i].clone(), v[j].clone())).or_default() += 1;
+            }
+        }
+    }
+    let all = store.all_entities().unwrap();
+    for e in &all {
+        assert_eq!(e.mention_count, mentions.get(e.entity_id.as_str()).copied().unwrap_or(0), "{}", e.entity_id);
+        for edge in store.co_occurring(&e.entity_id, 100_000).unwrap() {
+            let (a, b) = if e.entity_id.0 < edge.object.0 {
+                (e.entity_id.0.clone(), edge.object.0.clone())
+            } else {
+                (edge.object.0.clone(), e.entity_id.0.clone())
+            };
+            assert_eq!(Some(&edge.weight), pairs.get(&(a.clone(), b.clone())), "edge {a}–{b}");
+        }
+    }
+    let stored_edges: u64 = all.iter().map(|e| store.co_occurring(&e.entity_id, 100_000).unwrap().len() as u64).sum();
+    assert_eq!(stored_edges, 2 * pairs.len() as u64, "no stale or missing edges");
+    for id in mentions.keys() {
+        assert!(store.entity(id).unwrap().is_some(), "entity row for {id}");
+    }
+    let stats = mem.stats().unwrap();
+    assert_eq!(stats.index_docs, node_count, "index holds exactly the stored nodes");
+    assert_eq!(stats.counts.vectors, node_count, "one vector per node");
+}

@@ -1,0 +1,4 @@
+//! Integration tests, one binary: shared fixtures and invariant checks in `common`.
+
+mod common;
+mod tree;

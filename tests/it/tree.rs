@@ -1,0 +1,285 @@
+//! The write path: sealing rules, the cascade, replace, reopen and repair, and a
+//! property test of random ingest sequences against an in-memory model.
+
+use crate::common::*;
+use memtree::index::SearchFilter;
+use memtree::store::{EntityReads, NodeReads};
+use memtree::{Config, Document, Memory, SourceId, TreeId};
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+fn leaves_of(mem: &Memory, source: &str) -> Vec<memtree::store::NodeRow> {
+    let tree = TreeId::for_source(&SourceId::from(source));
+    mem.store().tree_nodes(&tree).unwrap().into_iter().filter(|n| n.level == 0).collect()
+}
+
+fn summaries_of(mem: &Memory, source: &str, level: u32) -> Vec<memtree::store::NodeRow> {
+    let tree = TreeId::for_source(&SourceId::from(source));
+    mem.store().tree_nodes(&tree).unwrap().into_iter().filter(|n| n.level == level).collect()
+}
+
+#[test]
+fn content_clock_seals_a_historical_import_like_a_live_stream() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    // Two bursts three hours apart, imported in one call.
+    let mut items = Vec::new();
+    for i in 0..5 {
+        items.push(chat("slack:#eng", "Alice", T0 + i * MIN, &format!("morning note {i} about Phoenix")));
+    }
+    for i in 0..4 {
+        items.push(chat("slack:#eng", "Bob", T0 + 3 * HOUR + i * MIN, &format!("afternoon note {i}")));
+    }
+    let r = mem.ingest(items).unwrap();
+    assert_eq!((r.leaves, r.summaries), (9, 1), "the morning burst sealed when the afternoon began");
+    let s1 = summaries_of(&mem, "slack:#eng", 1);
+    assert_eq!(s1[0].child_ids.len(), 5);
+    assert_eq!((s1[0].time_start_ms, s1[0].time_end_ms), (T0, T0 + 4 * MIN));
+    // The afternoon stays open until the wall clock says an hour passed since it arrived.
+    assert_eq!(mem.flush_due().unwrap().summaries, 0);
+    fx.clock.advance(HOUR);
+    assert_eq!(mem.flush_due().unwrap().summaries, 1);
+    check_invariants(&mem, &fx.cfg);
+}
+
+#[test]
+fn token_budget_seals_and_fanout_cascades() {
+    let cfg = Config { seal_token_budget: 40, fanout: 3, ..Config::default() };
+    let fx = Fixture::new(cfg.clone());
+    let mut mem = fx.open();
+    // Each message is ~13 tokens: a level-1 summary every 4 messages, level 2 every 3 of those.
+    let items: Vec<_> = (0..48)
+        .map(|i| chat("slack:#eng", "Alice", T0 + i * MIN / 10, &format!("message {i} talks about the phoenix launch plan")))
+        .collect();
+    mem.ingest(items).unwrap();
+    let l1 = summaries_of(&mem, "slack:#eng", 1);
+    let l2 = summaries_of(&mem, "slack:#eng", 2);
+    assert_eq!(l1.len(), 12);
+    assert_eq!(l2.len(), 4);
+    assert_eq!(summaries_of(&mem, "slack:#eng", 3).len(), 1);
+    for s in &l1 {
+        assert!(s.tokens >= 40, "sealed at the budget: {}", s.tokens);
+        assert!(s.content.contains("phoenix"), "extractive text keeps the topic: {}", s.content);
+    }
+    check_invariants(&mem, &cfg);
+}
+
+#[test]
+fn every_leaf_sits_under_exactly_one_summary_after_flush() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    for s in ["slack:#a", "slack:#b", "gmail:t1"] {
+        let items: Vec<_> = (0..7).map(|i| chat(s, "Carol", T0 + i * 20 * MIN, &format!("{s} update {i}"))).collect();
+        mem.ingest(items).unwrap();
+    }
+    mem.flush().unwrap();
+    for s in ["slack:#a", "slack:#b", "gmail:t1"] {
+        for leaf in leaves_of(&mem, s) {
+            let p = leaf.parent_id.expect("sealed");
+            let parent = mem.store().node(p.as_str()).unwrap().unwrap();
+            assert_eq!(parent.level, 1);
+        }
+    }
+    check_invariants(&mem, &fx.cfg);
+}
+
+#[test]
+fn resending_the_same_content_is_idempotent() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    let items = || (0..5).map(|i| chat("slack:#eng", "Alice", T0 + i * MIN, &format!("hello {i}"))).collect::<Vec<_>>();
+    assert_eq!(mem.ingest(items()).unwrap().leaves, 5);
+    let again = mem.ingest(items()).unwrap();
+    assert_eq!((again.leaves, again.duplicates), (0, 5));
+    assert_eq!(mem.stats().unwrap().counts.leaves, 5);
+    check_invariants(&mem, &fx.cfg);
+}
+
+#[test]
+fn replacing_a_document_leaves_no_trace_of_the_old_version() {
+    let fx = Fixture::new(Config { chunk_tokens: 40, chunk_overlap_tokens: 8, ..Config::default() });
+    let mut mem = fx.open();
+    let body_v1 = "The Zeppelin project is led by Dana Whitfield. ".repeat(20) + "Contact dana@zeppelin.example for access.";
+    mem.ingest(vec![chat("slack:#eng", "Erin", T0, "Erin thinks Dana Whitfield should review it.")]).unwrap();
+    let v1 = Document {
+        source_id: "doc:notes/plan.md".into(),
+        title: "Plan".into(),
+        body: body_v1,
+        modified_ms: T0,
+        source_ref: Some("notes/plan.md".into()),
+        provider: Some("markdown".into()),
+    };
+    let r1 = mem.ingest_document(v1.clone()).unwrap();
+    assert!(r1.leaves > 3, "sliced: {r1:?}");
+    assert!(mem.store().entity("email:dana@zeppelin.example").unwrap().is_some());
+    let hits = |mem: &Memory, q: &str| mem.index().searcher().bm25(q, &SearchFilter::default(), 50).unwrap().1;
+    assert!(hits(&mem, "zeppelin") > 0);
+
+    let v2 = Document { body: "The Osprey project replaces the old plan entirely.".into(), modified_ms: T0 + HOUR, ..v1 };
+    let r2 = mem.ingest_document(v2).unwrap();
+    assert_eq!(r2.removed, r1.leaves);
+    assert_eq!(r2.leaves, 1);
+    assert_eq!(hits(&mem, "zeppelin"), 0, "no index document of v1 survives");
+    assert!(mem.store().entity("email:dana@zeppelin.example").unwrap().is_none(), "entity of v1 gone");
+    // Dana is still mentioned by the chat message, but no longer co-occurs with v1's e-mail.
+    let dana = mem.store().entity("misc:dana whitfield").unwrap().expect("still mentioned in chat");
+    assert_eq!(dana.mention_count, 1);
+    assert_eq!(leaves_of(&mem, "doc:notes/plan.md").len(), 1);
+    assert_eq!(summaries_of(&mem, "doc:notes/plan.md", 1).len(), 1, "a document seals at once");
+    check_invariants(&mem, &fx.cfg);
+}
+
+#[test]
+fn reopen_sees_everything_and_a_lagging_index_is_rebuilt() {
+    let fx = Fixture::new(Config::default());
+    {
+        let mut mem = fx.open();
+        mem.ingest((0..30).map(|i| chat("slack:#eng", "Alice", T0 + i * MIN, &format!("note {i} on kestrel")))).unwrap();
+        mem.flush().unwrap();
+    }
+    let before = {
+        let mem = fx.open();
+        assert!(!mem.open_report().index_rebuilt, "a clean close needs no repair");
+        assert_eq!(mem.open_report().vectors_added, 0);
+        check_invariants(&mem, &fx.cfg);
+        mem.stats().unwrap().counts
+    };
+    // Lose the index entirely (as after a crash before its first commit): open rebuilds it.
+    std::fs::remove_dir_all(fx.dir.path().join("index")).unwrap();
+    let mem = fx.open();
+    assert!(mem.open_report().index_rebuilt);
+    assert_eq!(mem.stats().unwrap().counts, before);
+    assert_eq!(mem.index().searcher().bm25("kestrel", &SearchFilter::default(), 100).unwrap().1, 31);
+    check_invariants(&mem, &fx.cfg);
+}
+
+#[test]
+fn a_second_writer_is_refused_with_a_clear_error() {
+    let fx = Fixture::new(Config::default());
+    let _first = fx.open();
+    let err = Memory::open_with(fx.dir.path(), fx.options()).err().expect("second writer refused");
+    assert!(err.to_string().contains("locked"), "{err}");
+}
+
+#[test]
+fn bad_items_write_nothing() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    let items = vec![chat("slack:#eng", "A", T0, "fine"), chat("slack:#eng", "A", T0 + 1, "   ")];
+    let err = mem.ingest(items).unwrap_err();
+    assert!(err.to_string().contains("text"), "{err}");
+    assert_eq!(mem.stats().unwrap().counts.leaves, 0);
+    let err = mem.ingest(vec![chat("  ", "A", T0, "x")]).unwrap_err();
+    assert!(err.to_string().contains("source_id"), "{err}");
+}
+
+#[test]
+fn structured_fields_become_entities_and_text_names_match_known_ones() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    mem.ingest(vec![
+        chat("slack:#eng", "Caroline", T0, "I went to the support group"),
+        chat("slack:#eng", "Melanie", T0 + MIN, "Caroline, that's brave! Ping @mel_b or #lgbtq"),
+        memtree::Item::Email(memtree::EmailMessage {
+            source_id: "gmail:t1".into(),
+            message_id: Some("<m1@x>".into()),
+            from: "Alice Smith <alice@example.com>".into(),
+            to: vec!["bob@example.com".into()],
+            cc: vec![],
+            subject: "Phoenix".into(),
+            date_ms: T0,
+            body: "Caroline joins the Phoenix review.".into(),
+            source_ref: None,
+        }),
+    ])
+    .unwrap();
+    let leaves = leaves_of(&mem, "slack:#eng");
+    let ents: BTreeSet<String> = mem.store().node_entities(&leaves[1].node_id).unwrap().into_iter().map(|e| e.0).collect();
+    assert!(ents.contains("person:melanie") && ents.contains("person:caroline"), "{ents:?}");
+    assert!(ents.contains("handle:mel_b") && ents.contains("hashtag:lgbtq"), "{ents:?}");
+    let mail = leaves_of(&mem, "gmail:t1");
+    let ents: BTreeSet<String> = mem.store().node_entities(&mail[0].node_id).unwrap().into_iter().map(|e| e.0).collect();
+    for e in ["person:alice smith", "email:alice@example.com", "email:bob@example.com", "person:caroline"] {
+        assert!(ents.contains(e), "{e} in {ents:?}");
+    }
+    let edges = mem.store().co_occurring(&"person:caroline".into(), 10).unwrap();
+    assert!(edges.iter().any(|e| e.object.0 == "person:melanie" && e.weight == 1), "{edges:?}");
+    check_invariants(&mem, &fx.cfg);
+}
+
+// ---- property test: random operation sequences against a model --------------------------
+
+#[derive(Debug, Clone)]
+enum Op {
+    Chat { source: usize, gap_min: i64, author: usize, word: usize },
+    Doc { doc: usize, words: usize, word: usize },
+    DeleteDoc { doc: usize },
+    Flush,
+    AdvanceClock { hours: i64 },
+    Reopen,
+}
+
+const WORDS: &[&str] = &["phoenix", "kestrel", "Dana", "osprey", "billing", "Lagos", "#launch", "@erin"];
+const AUTHORS: &[&str] = &["Alice", "Bob", "Caroline"];
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0usize..3, 0i64..90, 0usize..3, 0usize..8).prop_map(|(source, gap_min, author, word)| Op::Chat { source, gap_min, author, word }),
+        2 => (0usize..2, 1usize..120, 0usize..8).prop_map(|(doc, words, word)| Op::Doc { doc, words, word }),
+        1 => (0usize..2).prop_map(|doc| Op::DeleteDoc { doc }),
+        1 => Just(Op::Flush),
+        1 => (0i64..3).prop_map(|hours| Op::AdvanceClock { hours }),
+        1 => Just(Op::Reopen),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_sequences_keep_the_tree_consistent(ops in proptest::collection::vec(op(), 1..40)) {
+        let cfg = Config { seal_token_budget: 60, fanout: 3, chunk_tokens: 24, chunk_overlap_tokens: 4, ..Config::default() };
+        let fx = Fixture::new(cfg.clone());
+        let mut mem = Some(fx.open());
+        // The model: the leaf contents each source must hold.
+        let mut model: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut ts = [T0; 3];
+        for (step, op) in ops.iter().enumerate() {
+            let m = mem.as_mut().unwrap();
+            match op {
+                Op::Chat { source, gap_min, author, word } => {
+                    ts[*source] += gap_min * MIN;
+                    let src = format!("slack:#c{source}");
+                    let text = format!("step {step} mentions {} and Dana", WORDS[*word]);
+                    m.ingest(vec![chat(&src, AUTHORS[*author], ts[*source], &text)]).unwrap();
+                    model.entry(src).or_default().insert(format!("{}: {text}", AUTHORS[*author]));
+                }
+                Op::Doc { doc, words, word } => {
+                    let src = format!("doc:d{doc}.md");
+                    let body = (0..*words).map(|i| format!("{}{i}", WORDS[(word + i) % WORDS.len()])).collect::<Vec<_>>().join(" ");
+                    let d = Document { source_id: src.as_str().into(), title: format!("D{doc}"), body, modified_ms: T0 + step as i64, source_ref: None, provider: None };
+                    let drafts = d.clone().into_drafts(&cfg).unwrap();
+                    m.ingest_document(d).unwrap();
+                    model.insert(src, drafts.into_iter().map(|x| x.content).collect());
+                }
+                Op::DeleteDoc { doc } => {
+                    let src = format!("doc:d{doc}.md");
+                    m.delete_source(&src.as_str().into()).unwrap();
+                    model.remove(&src);
+                }
+                Op::Flush => { m.flush().unwrap(); }
+                Op::AdvanceClock { hours } => { fx.clock.advance(hours * HOUR); m.flush_due().unwrap(); }
+                Op::Reopen => { drop(mem.take()); mem = Some(fx.open()); }
+            }
+        }
+        let m = mem.as_ref().unwrap();
+        check_invariants(m, &cfg);
+        let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for tree in m.store().trees().unwrap() {
+            let leaves: BTreeSet<String> = m.store().tree_nodes(&tree.tree_id).unwrap().into_iter().filter(|n| n.level == 0).map(|n| n.content).collect();
+            got.insert(tree.tree_scope.clone(), leaves);
+        }
+        model.retain(|_, v| !v.is_empty());
+        prop_assert_eq!(got, model);
+    }
+}
