@@ -69,7 +69,7 @@ fn sentences(n: usize) -> Vec<String> {
                 s.push_str(NAMES[next(NAMES.len())]);
                 words += 2;
             }
-            let mut s: String = s.split_whitespace().take(25).collect::<Vec<_>>().join(" ");
+            let mut s: String = s.split_whitespace().take(24).collect::<Vec<_>>().join(" ");
             s.push_str(&format!(" ({i})."));
             s
         })
@@ -85,13 +85,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n: usize = args.first().map(|a| a.parse()).transpose()?.unwrap_or(2048);
     let runs: usize = args.get(1).map(|a| a.parse()).transpose()?.unwrap_or(3);
-    let batches: Vec<usize> = args
-        .get(2)
-        .map(String::as_str)
-        .unwrap_or("32,256")
-        .split(',')
-        .map(str::parse)
-        .collect::<Result<_, _>>()?;
+    let batches: Vec<usize> =
+        args.get(2).map(String::as_str).unwrap_or("32,256").split(',').map(str::parse).collect::<Result<_, _>>()?;
 
     let paths = ModelPaths::discover().ok_or("no model files: run scripts/fetch-models.sh")?;
     let t = Instant::now();
@@ -99,6 +94,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let load_s = t.elapsed().as_secs_f64();
 
     let texts = sentences(n);
+    if let Some(path) = std::env::var_os("EMBED_THROUGHPUT_DUMP") {
+        // One sentence a line, to run the same input through another implementation.
+        std::fs::write(path, texts.join("\n") + "\n")?;
+    }
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let words: usize = texts.iter().map(|s| s.split_whitespace().count()).sum();
     println!(

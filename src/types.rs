@@ -119,13 +119,37 @@ impl SourceKind {
     pub fn from_platform_prefix(source_id: &str) -> Option<SourceKind> {
         let platform = source_id.split(':').next()?.to_ascii_lowercase();
         const CHAT: &[&str] = &[
-            "slack", "discord", "telegram", "whatsapp", "signal", "teams", "matrix", "irc", "imessage",
-            "sms", "chat", "locomo", "messenger", "mattermost", "zulip",
+            "slack",
+            "discord",
+            "telegram",
+            "whatsapp",
+            "signal",
+            "teams",
+            "matrix",
+            "irc",
+            "imessage",
+            "sms",
+            "chat",
+            "locomo",
+            "messenger",
+            "mattermost",
+            "zulip",
         ];
         const EMAIL: &[&str] = &["gmail", "imap", "outlook", "email", "mail", "mbox", "exchange", "fastmail"];
         const DOC: &[&str] = &[
-            "notion", "drive", "gdrive", "doc", "docs", "file", "obsidian", "confluence", "dropbox", "web",
-            "url", "onedrive", "markdown",
+            "notion",
+            "drive",
+            "gdrive",
+            "doc",
+            "docs",
+            "file",
+            "obsidian",
+            "confluence",
+            "dropbox",
+            "web",
+            "url",
+            "onedrive",
+            "markdown",
         ];
         if CHAT.contains(&platform.as_str()) {
             Some(SourceKind::Chat)

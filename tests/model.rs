@@ -20,15 +20,9 @@ fn embedder(test: &str) -> Option<FastEmbedder> {
     let dir = model_dir();
     if !dir.join("model.onnx").is_file() {
         if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!(
-                "{test}: model files missing in {} under CI=true: run scripts/fetch-models.sh first",
-                dir.display()
-            );
+            panic!("{test}: model files missing in {} under CI=true: run scripts/fetch-models.sh first", dir.display());
         }
-        eprintln!(
-            "skipped {test}: no model in {} (run scripts/fetch-models.sh)",
-            dir.display()
-        );
+        eprintln!("skipped {test}: no model in {} (run scripts/fetch-models.sh)", dir.display());
         return None;
     }
     // `load` caches per folder, so every test shares one loaded model.
@@ -60,7 +54,9 @@ fn long_text(n_words: usize) -> String {
 
 #[test]
 fn dimension_name_and_unit_norm() {
-    let Some(e) = embedder("dimension_name_and_unit_norm") else { return };
+    let Some(e) = embedder("dimension_name_and_unit_norm") else {
+        return;
+    };
     assert_eq!(e.dim(), 384);
     assert_eq!(e.name(), "all-MiniLM-L6-v2");
     let texts = ["The cat sits on the mat", "Caroline went to the LGBTQ support group on 7 May 2023.", "x"];
@@ -76,10 +72,10 @@ fn dimension_name_and_unit_norm() {
 
 #[test]
 fn similar_sentences_are_closer() {
-    let Some(e) = embedder("similar_sentences_are_closer") else { return };
-    let vs = e
-        .embed(&["The cat sits on the mat", "A cat is sitting on a mat", "Quarterly revenue grew 5%"])
-        .unwrap();
+    let Some(e) = embedder("similar_sentences_are_closer") else {
+        return;
+    };
+    let vs = e.embed(&["The cat sits on the mat", "A cat is sitting on a mat", "Quarterly revenue grew 5%"]).unwrap();
     let near = dot(&vs[0], &vs[1]);
     let far = dot(&vs[0], &vs[2]);
     assert!(near > far, "cos(cat, cat) = {near} should exceed cos(cat, revenue) = {far}");
@@ -108,32 +104,26 @@ const REFERENCE: &[(&str, [f32; 4])] = &[
 
 #[test]
 fn matches_python_reference_vectors() {
-    let Some(e) = embedder("matches_python_reference_vectors") else { return };
+    let Some(e) = embedder("matches_python_reference_vectors") else {
+        return;
+    };
     let texts: Vec<&str> = REFERENCE.iter().map(|(t, _)| *t).collect();
     // Once in one batch, once one by one: padding in a batch must not change a vector.
     let batched = e.embed(&texts).unwrap();
     for ((text, want), got) in REFERENCE.iter().zip(&batched) {
         let single = embed_one(&e, text);
         for i in 0..4 {
-            assert!(
-                (got[i] - want[i]).abs() < 1e-4,
-                "{text:?}[{i}]: batched {} vs reference {}",
-                got[i],
-                want[i]
-            );
-            assert!(
-                (single[i] - want[i]).abs() < 1e-4,
-                "{text:?}[{i}]: single {} vs reference {}",
-                single[i],
-                want[i]
-            );
+            assert!((got[i] - want[i]).abs() < 1e-4, "{text:?}[{i}]: batched {} vs reference {}", got[i], want[i]);
+            assert!((single[i] - want[i]).abs() < 1e-4, "{text:?}[{i}]: single {} vs reference {}", single[i], want[i]);
         }
     }
 }
 
 #[test]
 fn empty_text_gives_a_unit_vector() {
-    let Some(e) = embedder("empty_text_gives_a_unit_vector") else { return };
+    let Some(e) = embedder("empty_text_gives_a_unit_vector") else {
+        return;
+    };
     for text in ["", " ", "\n\t"] {
         let v = embed_one(&e, text);
         assert_eq!(v.len(), 384);
@@ -143,7 +133,9 @@ fn empty_text_gives_a_unit_vector() {
 
 #[test]
 fn long_text_is_truncated_not_rejected() {
-    let Some(e) = embedder("long_text_is_truncated_not_rejected") else { return };
+    let Some(e) = embedder("long_text_is_truncated_not_rejected") else {
+        return;
+    };
     let huge = long_text(5_000);
     let v = embed_one(&e, &huge);
     assert!((norm(&v) - 1.0).abs() < 1e-5);
@@ -161,11 +153,15 @@ fn long_text_is_truncated_not_rejected() {
     assert!(dot(&v160, &v80) < 0.9999, "truncated below 160 words: cos = {}", dot(&v160, &v80));
 }
 
+/// More texts than one internal batch, of varied lengths (the embedder groups texts by length
+/// across batches and must hand the vectors back in the caller's order).
 #[test]
 fn batches_past_the_internal_batch_size_keep_order() {
-    let Some(e) = embedder("batches_past_the_internal_batch_size_keep_order") else { return };
+    let Some(e) = embedder("batches_past_the_internal_batch_size_keep_order") else {
+        return;
+    };
     let texts: Vec<String> = (0..70)
-        .map(|i| format!("Memory number {i}: Melanie painted a sunrise by the lake on day {i}."))
+        .map(|i| format!("Memory {i}: Melanie painted {}by the lake.", "a sunrise and ".repeat((i * 7) % 11)))
         .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let all = e.embed(&refs).unwrap();
@@ -178,7 +174,9 @@ fn batches_past_the_internal_batch_size_keep_order() {
 
 #[test]
 fn loading_twice_shares_the_model_and_is_deterministic() {
-    let Some(a) = embedder("loading_twice_shares_the_model_and_is_deterministic") else { return };
+    let Some(a) = embedder("loading_twice_shares_the_model_and_is_deterministic") else {
+        return;
+    };
     let b = FastEmbedder::load(&ModelPaths { dir: model_dir() }).unwrap();
     assert_eq!(a.dir(), b.dir());
     let t = "Deterministic: the same text gives the same vector.";
@@ -187,7 +185,9 @@ fn loading_twice_shares_the_model_and_is_deterministic() {
 
 #[test]
 fn concurrent_callers_get_correct_vectors() {
-    let Some(e) = embedder("concurrent_callers_get_correct_vectors") else { return };
+    let Some(e) = embedder("concurrent_callers_get_correct_vectors") else {
+        return;
+    };
     let want = embed_one(&e, "The cat sits on the mat");
     std::thread::scope(|s| {
         for _ in 0..4 {
@@ -203,7 +203,9 @@ fn concurrent_callers_get_correct_vectors() {
 
 #[test]
 fn corrupt_model_is_a_clear_error() {
-    let Some(_) = embedder("corrupt_model_is_a_clear_error") else { return };
+    let Some(_) = embedder("corrupt_model_is_a_clear_error") else {
+        return;
+    };
     let src = model_dir();
     let dir = tempfile::tempdir().unwrap();
     for f in ["tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"] {

@@ -121,8 +121,11 @@ fn run(cli: &Cli) -> Result<()> {
     match &cli.cmd {
         Cmd::Ingest { format, path } => {
             let r = ingest(&mut mem, *format, path)?;
-            print(cli, &serde_json::json!({"sources": r.sources, "leaves": r.leaves, "summaries": r.summaries,
-                "duplicates": r.duplicates, "removed": r.removed}))?;
+            print(
+                cli,
+                &serde_json::json!({"sources": r.sources, "leaves": r.leaves, "summaries": r.summaries,
+                "duplicates": r.duplicates, "removed": r.removed}),
+            )?;
         }
         Cmd::Stats => print(cli, &serde_json::to_value(mem.stats()?)?)?,
         Cmd::Reindex => {

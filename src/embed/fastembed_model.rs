@@ -186,7 +186,24 @@ impl FastEmbedder {
             .model
             .lock()
             .map_err(|_| Error::model("the model is unusable after an earlier failure in this process"))?;
-        let out = catch_unwind(AssertUnwindSafe(|| model.embed(texts, Some(batch_size))))
+        // Batches are padded to their longest text, so when there is more than one batch,
+        // group texts of similar length (by bytes, a cheap proxy for tokens) and put the
+        // vectors back in the caller's order afterwards. A text's vector does not depend on
+        // its batch: padding is masked out of attention and out of the mean.
+        let order: Option<Vec<usize>> = (texts.len() > batch_size).then(|| {
+            let mut order: Vec<usize> = (0..texts.len()).collect();
+            order.sort_by_key(|&i| texts[i].len());
+            order
+        });
+        let sorted: Vec<&str>;
+        let input: &[&str] = match &order {
+            Some(order) => {
+                sorted = order.iter().map(|&i| texts[i]).collect();
+                &sorted
+            }
+            None => texts,
+        };
+        let out = catch_unwind(AssertUnwindSafe(|| model.embed(input, Some(batch_size))))
             .map_err(|p| Error::model(format!("ONNX Runtime panicked while embedding: {}", panic_text(&p))))?
             .map_err(|e| Error::Model {
                 what: format!("embedding {} text(s) failed", texts.len()),
@@ -196,7 +213,12 @@ impl FastEmbedder {
         if out.len() != texts.len() {
             return Err(Error::model(format!("got {} vectors for {} texts", out.len(), texts.len())));
         }
-        out.into_iter().enumerate().map(|(i, v)| unit(v, i)).collect()
+        let mut vectors = vec![Vec::new(); texts.len()];
+        for (k, v) in out.into_iter().enumerate() {
+            let i = order.as_ref().map_or(k, |order| order[k]);
+            vectors[i] = unit(v, i)?;
+        }
+        Ok(vectors)
     }
 }
 
@@ -252,14 +274,14 @@ fn load_uncached(dir: &Path) -> Result<Loaded> {
             dir.join(ORT_LIBRARY_FILE).display()
         ))
     })?;
-    init_ort(&library)?;
+    let library = init_ort(&library)?;
 
     let model = UserDefinedEmbeddingModel::new(onnx, tokenizer_files).with_pooling(Pooling::Mean);
-    let options = InitOptionsUserDefined::new()
-        .with_max_length(MAX_TOKENS)
-        .with_intra_threads(intra_threads());
-    let built = catch_unwind(AssertUnwindSafe(|| TextEmbedding::try_new_from_user_defined(model, options)))
-        .map_err(|p| Error::model(format!("ONNX Runtime panicked while loading {}: {}", dir.display(), panic_text(&p))))?;
+    let options = InitOptionsUserDefined::new().with_max_length(MAX_TOKENS).with_intra_threads(intra_threads());
+    let built =
+        catch_unwind(AssertUnwindSafe(|| TextEmbedding::try_new_from_user_defined(model, options))).map_err(|p| {
+            Error::model(format!("ONNX Runtime panicked while loading {}: {}", dir.display(), panic_text(&p)))
+        })?;
     let text_embedding = built.map_err(|e| {
         let what = match &e {
             fastembed::Error::TokenizerConfig(_) | fastembed::Error::Io(_) => format!(
@@ -276,7 +298,8 @@ fn load_uncached(dir: &Path) -> Result<Loaded> {
 /// Loads the ONNX Runtime library once per process. `ort` keeps the first library it loads;
 /// a failure is remembered so that later loads report it instead of letting `ort` fall back to
 /// searching the system for a library (which panics when there is none).
-fn init_ort(library: &Path) -> Result<()> {
+/// Returns the library actually in use (the first one loaded in this process).
+fn init_ort(library: &Path) -> Result<PathBuf> {
     static ORT: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new();
     let outcome = ORT.get_or_init(|| {
         let absolute = std::path::absolute(library).unwrap_or_else(|_| library.to_path_buf());
@@ -291,7 +314,7 @@ fn init_ort(library: &Path) -> Result<()> {
         }
     });
     match outcome {
-        Ok(_) => Ok(()),
+        Ok(path) => Ok(path.clone()),
         Err(what) => Err(Error::model(what.clone())),
     }
 }
@@ -338,8 +361,8 @@ mod tests {
         assert!(unit(vec![0.0; DIM], 0).is_err());
         assert!(unit(vec![1.0; 3], 0).is_err());
         let v = unit(vec![2.0; DIM], 0).unwrap();
-        let n: f32 = v.iter().map(|x| x * x).sum();
-        assert!((n - 1.0).abs() < 1e-6);
+        let n: f64 = v.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
+        assert!((n - 1.0).abs() < 1e-6, "{n}");
     }
 
     #[test]

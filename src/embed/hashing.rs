@@ -19,11 +19,8 @@ impl HashEmbedder {
 
     fn embed_one(&self, text: &str) -> Vec<f32> {
         let mut v = vec![0f32; self.dim];
-        let words: Vec<String> = text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(|w| w.to_lowercase())
-            .collect();
+        let words: Vec<String> =
+            text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(|w| w.to_lowercase()).collect();
         let mut add = |feature: &str, weight: f32| {
             let h = blake3::hash(feature.as_bytes());
             let b = h.as_bytes();

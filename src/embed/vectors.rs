@@ -86,15 +86,10 @@ impl VectorMatrix {
     /// broken by id so the order is deterministic.
     pub fn top_k(&self, query: &[f32], k: usize, keep: impl Fn(&str) -> bool) -> Vec<(String, f32)> {
         let scores = self.scores(query);
-        let mut all: Vec<(usize, f32)> = scores
-            .iter()
-            .copied()
-            .enumerate()
-            .filter(|(i, _)| keep(&self.ids[*i]))
-            .collect();
-        let cmp = |a: &(usize, f32), b: &(usize, f32)| {
-            b.1.total_cmp(&a.1).then_with(|| self.ids[a.0].cmp(&self.ids[b.0]))
-        };
+        let mut all: Vec<(usize, f32)> =
+            scores.iter().copied().enumerate().filter(|(i, _)| keep(&self.ids[*i])).collect();
+        let cmp =
+            |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then_with(|| self.ids[a.0].cmp(&self.ids[b.0]));
         if all.len() > k && k > 0 {
             all.select_nth_unstable_by(k - 1, cmp);
             all.truncate(k);

@@ -26,7 +26,10 @@ mod tests {
         assert_eq!(canonical_id(EntityKind::Person, "  Alice  Smith ").unwrap().0, "person:alice smith");
         assert_eq!(canonical_id(EntityKind::Handle, "@Alice").unwrap().0, "handle:alice");
         assert_eq!(canonical_id(EntityKind::Hashtag, "#Launch-Q2").unwrap().0, "hashtag:launch-q2");
-        assert_eq!(canonical_id(EntityKind::Url, "https://Example.com/Path").unwrap().0, "url:https://Example.com/Path");
+        assert_eq!(
+            canonical_id(EntityKind::Url, "https://Example.com/Path").unwrap().0,
+            "url:https://Example.com/Path"
+        );
         assert!(canonical_id(EntityKind::Person, "  @ ").is_none());
     }
 }

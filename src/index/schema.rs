@@ -5,8 +5,8 @@ use crate::error::{Error, Result};
 use serde::Deserialize;
 
 use tantivy::schema::{
-    DateOptions, DateTimePrecision, Field, FAST, INDEXED, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TextFieldIndexing,
-    TextOptions,
+    DateOptions, DateTimePrecision, FAST, Field, INDEXED, IndexRecordOption, NumericOptions, STORED, STRING, Schema,
+    TextFieldIndexing, TextOptions,
 };
 
 const SCHEMA_JSON: &str = include_str!("../../index_schema/tantivy.json");
@@ -75,7 +75,8 @@ pub fn build() -> Result<(Schema, Fields)> {
                 b.add_text_field(&f.name, o);
             }
             "text" => {
-                let record = if f.positions { IndexRecordOption::WithFreqsAndPositions } else { IndexRecordOption::WithFreqs };
+                let record =
+                    if f.positions { IndexRecordOption::WithFreqsAndPositions } else { IndexRecordOption::WithFreqs };
                 let idx = TextFieldIndexing::default()
                     .set_tokenizer(f.tokenizer.as_deref().unwrap_or("default"))
                     .set_index_option(record);
@@ -110,7 +111,9 @@ pub fn build() -> Result<(Schema, Fields)> {
                 b.add_date_field(&f.name, o);
             }
             other => {
-                return Err(Error::Schema { reason: format!("index_schema/tantivy.json: field {}: unknown type {other}", f.name) });
+                return Err(Error::Schema {
+                    reason: format!("index_schema/tantivy.json: field {}: unknown type {other}", f.name),
+                });
             }
         }
     }

@@ -90,10 +90,8 @@ impl IndexSearcher {
             if scopes.is_empty() {
                 return None;
             }
-            let any: Vec<(Occur, Box<dyn Query>)> = scopes
-                .iter()
-                .map(|s| (Occur::Should, term_q(Term::from_field_text(f.tree_scope, s))))
-                .collect();
+            let any: Vec<(Occur, Box<dyn Query>)> =
+                scopes.iter().map(|s| (Occur::Should, term_q(Term::from_field_text(f.tree_scope, s)))).collect();
             clauses.push(filter(Box::new(BooleanQuery::new(any))));
         }
         if let Some(kind) = flt.source_kind {
@@ -163,10 +161,8 @@ impl IndexSearcher {
         if all.is_empty() {
             return Ok((Vec::new(), 0));
         }
-        let must: Vec<(Occur, Box<dyn Query>)> = all
-            .iter()
-            .map(|e| (Occur::Must, term_q(Term::from_field_text(self.f.entities, e.as_str()))))
-            .collect();
+        let must: Vec<(Occur, Box<dyn Query>)> =
+            all.iter().map(|e| (Occur::Must, term_q(Term::from_field_text(self.f.entities, e.as_str())))).collect();
         let (hits, total) = self.run(Box::new(BooleanQuery::new(must)), flt, limit)?;
         let mut ids: Vec<NodeId> = hits.into_iter().map(|h| h.0).collect();
         ids.sort();

@@ -195,7 +195,13 @@ fn chat_drafts(m: ChatMessage, cfg: &Config) -> Result<Vec<LeafDraft>> {
             let content = if author.is_empty() { piece } else { format!("{author}: {piece}") };
             let node_id = NodeId::derive(
                 'L',
-                &[b"chat", m.source_id.0.as_bytes(), &m.ts_ms.to_le_bytes(), &(i as u64).to_le_bytes(), content.as_bytes()],
+                &[
+                    b"chat",
+                    m.source_id.0.as_bytes(),
+                    &m.ts_ms.to_le_bytes(),
+                    &(i as u64).to_le_bytes(),
+                    content.as_bytes(),
+                ],
             );
             LeafDraft {
                 source_id: m.source_id.clone(),
@@ -308,7 +314,10 @@ mod tests {
 
     #[test]
     fn addresses_parse() {
-        assert_eq!(parse_address("Alice Smith <alice@example.com>"), (Some("Alice Smith".into()), Some("alice@example.com".into())));
+        assert_eq!(
+            parse_address("Alice Smith <alice@example.com>"),
+            (Some("Alice Smith".into()), Some("alice@example.com".into()))
+        );
         assert_eq!(parse_address("bob@example.com"), (None, Some("bob@example.com".into())));
         assert_eq!(parse_address("Carol"), (Some("Carol".into()), None));
     }

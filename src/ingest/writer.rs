@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::entities::{ExtractOptions, Extractor, Gazetteer, canonical_id};
 use crate::error::{Error, Result};
 use crate::store::{BufferStats, EntityReads, Mention, NodeReads, NodeRow, SourceRow, Tx};
-use crate::tree::{SummaryChild, SummaryRequest, Summariser, topics_of};
+use crate::tree::{Summariser, SummaryChild, SummaryRequest, topics_of};
 use crate::types::{NodeId, SourceId, TreeId};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -33,6 +33,7 @@ pub(crate) struct WriteBatch<'a, 't> {
     next_seq: HashMap<TreeId, i64>,
     seen: HashSet<NodeId>,
     sources: BTreeSet<SourceId>,
+    trees: HashMap<TreeId, crate::store::TreeRow>,
 }
 
 impl<'a, 't> WriteBatch<'a, 't> {
@@ -58,6 +59,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
             next_seq: HashMap::new(),
             seen: HashSet::new(),
             sources: BTreeSet::new(),
+            trees: HashMap::new(),
         }
     }
 
@@ -87,13 +89,23 @@ impl<'a, 't> WriteBatch<'a, 't> {
 
     /// Append one leaf (skipping it when the same content is already stored).
     pub fn append_leaf(&mut self, d: LeafDraft) -> Result<()> {
-        self.sources.insert(d.source_id.clone());
         if !self.seen.insert(d.node_id.clone()) || self.tx.node_exists(&d.node_id)? {
+            self.sources.insert(d.source_id.clone());
             self.report.duplicates += 1;
             return Ok(());
         }
-        let src = SourceRow { source_id: d.source_id.clone(), source_kind: d.source_kind, provider: None, title: d.title.clone() };
-        let tree = self.tx.upsert_source(&src, self.now_ms)?;
+        // One source upsert per source and batch.
+        let tree = TreeId::for_source(&d.source_id);
+        if self.sources.insert(d.source_id.clone()) || !self.trees.contains_key(&tree) {
+            let src = SourceRow {
+                source_id: d.source_id.clone(),
+                source_kind: d.source_kind,
+                provider: None,
+                title: d.title.clone(),
+            };
+            self.tx.upsert_source(&src, self.now_ms)?;
+            self.tree_row(&tree)?;
+        }
         // Content clock: an item more than the flush age after the buffer's oldest seals the
         // buffer first, so a historical import seals what a live stream would have.
         let st = self.stats(&tree, 0)?;
@@ -174,16 +186,16 @@ impl<'a, 't> WriteBatch<'a, 't> {
         if children.is_empty() {
             return Ok(());
         }
-        let tree_row = self.tx.tree(tree)?.ok_or_else(|| Error::Corrupt {
-            what: format!("trees[{tree}]"),
-            reason: "buffer without a tree".into(),
-        })?;
+        let tree_row = self.tree_row(tree)?;
         let req = SummaryRequest {
             tree_scope: &tree_row.tree_scope,
             level: level + 1,
             children: children
                 .iter()
-                .map(|c| SummaryChild { content: &c.content, author: if level == 0 { c.author.as_deref() } else { None } })
+                .map(|c| SummaryChild {
+                    content: &c.content,
+                    author: if level == 0 { c.author.as_deref() } else { None },
+                })
                 .collect(),
             max_tokens: self.cfg.summary_tokens,
         };
@@ -216,16 +228,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
         self.tx.insert_node(&row)?;
         self.tx.set_parent(&child_ids, &id)?;
         // A summary's entities are the union of its children's.
-        let mut union: BTreeSet<crate::types::EntityId> = BTreeSet::new();
-        for c in &child_ids {
-            union.extend(self.tx.node_entities(c)?);
-        }
-        let mut mentions = Vec::with_capacity(union.len());
-        for e in union {
-            if let Some(row) = self.tx.entity(e.as_str())? {
-                mentions.push(Mention { id: e, kind: row.kind, surface: row.surface });
-            }
-        }
+        let mentions = self.tx.entities_of_nodes(&child_ids)?;
         self.tx.attach_entities(&id, false, row.time_end_ms, &mentions)?;
         let topics = topics_of(children.iter().map(|c| c.content.as_str()), TOPICS_PER_SUMMARY);
         self.tx.insert_topics(&id, &topics)?;
@@ -238,6 +241,19 @@ impl<'a, 't> WriteBatch<'a, 't> {
             self.seal(tree, level + 1)?;
         }
         Ok(())
+    }
+
+    /// The tree's row, cached for the batch.
+    fn tree_row(&mut self, tree: &TreeId) -> Result<crate::store::TreeRow> {
+        if let Some(t) = self.trees.get(tree) {
+            return Ok(t.clone());
+        }
+        let t = self
+            .tx
+            .tree(tree)?
+            .ok_or_else(|| Error::Corrupt { what: format!("trees[{tree}]"), reason: "buffer without a tree".into() })?;
+        self.trees.insert(tree.clone(), t.clone());
+        Ok(t)
     }
 
     /// Account for `row`, just inserted into the buffer of `(tree, level)`: bump the cached

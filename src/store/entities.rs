@@ -51,11 +51,10 @@ pub trait EntityReads: Reader {
     fn entity(&self, id: &str) -> Result<Option<EntityRow>> {
         Ok(self
             .conn()
-            .query_row(
+            .prepare_cached(
                 "SELECT entity_id, kind, surface, mention_count, last_seen_ms FROM entities WHERE entity_id = ?1",
-                [id],
-                entity_from_row,
-            )
+            )?
+            .query_row([id], entity_from_row)
             .optional()?)
     }
 
@@ -96,6 +95,25 @@ pub trait EntityReads: Reader {
         let mut stmt =
             self.conn().prepare_cached("SELECT entity_id FROM node_entities WHERE node_id = ?1 ORDER BY entity_id")?;
         let rows = stmt.query_map([node.as_str()], |r| Ok(EntityId(r.get(0)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The distinct entities of several nodes (a summary's children), as mentions, by id.
+    fn entities_of_nodes(&self, nodes: &[NodeId]) -> Result<Vec<Mention>> {
+        let ids = serde_json::to_string(&nodes.iter().map(|n| n.as_str()).collect::<Vec<_>>())?;
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT DISTINCT e.entity_id, e.kind, e.surface FROM node_entities ne \
+             JOIN entities e ON e.entity_id = ne.entity_id \
+             WHERE ne.node_id IN (SELECT value FROM json_each(?1)) ORDER BY e.entity_id",
+        )?;
+        let rows = stmt.query_map([ids], |r| {
+            let kind: String = r.get(1)?;
+            Ok(Mention {
+                id: EntityId(r.get(0)?),
+                kind: EntityKind::parse(&kind).unwrap_or(EntityKind::Misc),
+                surface: r.get(2)?,
+            })
+        })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -160,8 +178,10 @@ impl Tx<'_> {
             if ins.execute(params![node.as_str(), m.id.as_str(), is_leaf])? == 0 {
                 continue; // duplicate mention on the same node
             }
-            let (count, seen) = if is_leaf { (1, time_ms) } else { (0, 0) };
-            ent.execute(params![m.id.as_str(), m.kind.as_str(), m.surface, count, seen])?;
+            // A summary's entities already exist (they are its children's): no row to touch.
+            if is_leaf {
+                ent.execute(params![m.id.as_str(), m.kind.as_str(), m.surface, 1, time_ms])?;
+            }
             ids.insert(m.id.as_str());
         }
         if is_leaf {
@@ -184,22 +204,24 @@ impl Tx<'_> {
         let mut touched = BTreeSet::new();
         for node in nodes {
             let (ids, is_leaf): (Vec<String>, bool) = {
-                let mut stmt = self
-                    .tx
-                    .prepare_cached("SELECT entity_id, is_leaf FROM node_entities WHERE node_id = ?1 ORDER BY entity_id")?;
-                let rows: Vec<(String, bool)> =
-                    stmt.query_map([node.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+                let mut stmt = self.tx.prepare_cached(
+                    "SELECT entity_id, is_leaf FROM node_entities WHERE node_id = ?1 ORDER BY entity_id",
+                )?;
+                let rows: Vec<(String, bool)> = stmt
+                    .query_map([node.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()?;
                 let leaf = rows.first().map(|r| r.1).unwrap_or(false);
                 (rows.into_iter().map(|r| r.0).collect(), leaf)
             };
             if is_leaf {
-                let mut dec = self.tx.prepare_cached(
-                    "UPDATE entities SET mention_count = mention_count - 1 WHERE entity_id = ?1",
-                )?;
+                let mut dec = self
+                    .tx
+                    .prepare_cached("UPDATE entities SET mention_count = mention_count - 1 WHERE entity_id = ?1")?;
                 // Drop an edge whose last shared leaf goes, else decrement (weight stays > 0).
                 let mut drop_edge =
                     self.tx.prepare_cached("DELETE FROM edges WHERE a = ?1 AND b = ?2 AND weight <= 1")?;
-                let mut edge = self.tx.prepare_cached("UPDATE edges SET weight = weight - 1 WHERE a = ?1 AND b = ?2")?;
+                let mut edge =
+                    self.tx.prepare_cached("UPDATE edges SET weight = weight - 1 WHERE a = ?1 AND b = ?2")?;
                 for id in &ids {
                     dec.execute([id])?;
                 }

@@ -133,7 +133,7 @@ pub trait NodeReads: Reader {
     /// One node by id.
     fn node(&self, id: &str) -> Result<Option<NodeRow>> {
         let sql = format!("SELECT {NODE_COLS} FROM nodes WHERE node_id = ?1");
-        Ok(self.conn().query_row(&sql, [id], node_from_row).optional()?)
+        Ok(self.conn().prepare_cached(&sql)?.query_row([id], node_from_row).optional()?)
     }
 
     /// Several nodes by id, in the order asked; unknown ids are skipped.
@@ -219,18 +219,16 @@ pub trait NodeReads: Reader {
     fn tree(&self, id: &TreeId) -> Result<Option<TreeRow>> {
         Ok(self
             .conn()
-            .query_row(
-                "SELECT tree_id, tree_kind, tree_scope, source_kind FROM trees WHERE tree_id = ?1",
-                [id.as_str()],
-                tree_from_row,
-            )
+            .prepare_cached("SELECT tree_id, tree_kind, tree_scope, source_kind FROM trees WHERE tree_id = ?1")?
+            .query_row([id.as_str()], tree_from_row)
             .optional()?)
     }
 
     /// Every tree, by id.
     fn trees(&self) -> Result<Vec<TreeRow>> {
-        let mut stmt =
-            self.conn().prepare_cached("SELECT tree_id, tree_kind, tree_scope, source_kind FROM trees ORDER BY tree_id")?;
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT tree_id, tree_kind, tree_scope, source_kind FROM trees ORDER BY tree_id")?;
         let rows = stmt.query_map([], tree_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -283,17 +281,20 @@ impl<R: Reader> NodeReads for R {}
 impl Tx<'_> {
     /// Create the source and its tree if new; refresh `updated_ms`, provider and title.
     pub fn upsert_source(&self, src: &SourceRow, now_ms: i64) -> Result<TreeId> {
-        self.tx.execute(
-            "INSERT INTO sources (source_id, source_kind, provider, title, created_ms, updated_ms) \
+        self.tx
+            .prepare_cached(
+                "INSERT INTO sources (source_id, source_kind, provider, title, created_ms, updated_ms) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
              ON CONFLICT(source_id) DO UPDATE SET updated_ms = ?5, \
                provider = COALESCE(?3, provider), title = COALESCE(?4, title)",
-            params![src.source_id.as_str(), src.source_kind.as_str(), src.provider, src.title, now_ms],
-        )?;
+            )?
+            .execute(params![src.source_id.as_str(), src.source_kind.as_str(), src.provider, src.title, now_ms])?;
         let tree = TreeId::for_source(&src.source_id);
-        self.tx.execute(
-            "INSERT OR IGNORE INTO trees (tree_id, tree_kind, tree_scope, source_kind) VALUES (?1, 'source', ?2, ?3)",
-            params![tree.as_str(), src.source_id.as_str(), src.source_kind.as_str()],
+        self.tx
+            .prepare_cached(
+                "INSERT OR IGNORE INTO trees (tree_id, tree_kind, tree_scope, source_kind) VALUES (?1, 'source', ?2, ?3)",
+            )?
+            .execute(params![tree.as_str(), src.source_id.as_str(), src.source_kind.as_str()],
         )?;
         Ok(tree)
     }
@@ -336,8 +337,14 @@ impl Tx<'_> {
     /// Delete a source, its tree and all its nodes (the caller clears entity rows first).
     pub fn delete_source_rows(&self, source: &SourceId) -> Result<usize> {
         let tree = TreeId::for_source(source);
-        self.tx.execute("DELETE FROM node_topics WHERE node_id IN (SELECT node_id FROM nodes WHERE tree_id = ?1)", [tree.as_str()])?;
-        self.tx.execute("DELETE FROM vectors WHERE node_id IN (SELECT node_id FROM nodes WHERE tree_id = ?1)", [tree.as_str()])?;
+        self.tx.execute(
+            "DELETE FROM node_topics WHERE node_id IN (SELECT node_id FROM nodes WHERE tree_id = ?1)",
+            [tree.as_str()],
+        )?;
+        self.tx.execute(
+            "DELETE FROM vectors WHERE node_id IN (SELECT node_id FROM nodes WHERE tree_id = ?1)",
+            [tree.as_str()],
+        )?;
         let n = self.tx.execute("DELETE FROM nodes WHERE tree_id = ?1", [tree.as_str()])?;
         self.tx.execute("DELETE FROM trees WHERE tree_id = ?1", [tree.as_str()])?;
         self.tx.execute("DELETE FROM sources WHERE source_id = ?1", [source.as_str()])?;

@@ -43,9 +43,9 @@ impl Tx<'_> {
 pub trait RecallReads: Reader {
     /// Every fact of a namespace, by key.
     fn recall_namespace(&self, namespace: &str) -> Result<Vec<RecallRow>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT namespace, key, content, updated_ms FROM recall WHERE namespace = ?1 ORDER BY key")?;
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT namespace, key, content, updated_ms FROM recall WHERE namespace = ?1 ORDER BY key",
+        )?;
         let rows = stmt.query_map([namespace], |r| {
             Ok(RecallRow { namespace: r.get(0)?, key: r.get(1)?, content: r.get(2)?, updated_ms: r.get(3)? })
         })?;

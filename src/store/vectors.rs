@@ -26,7 +26,8 @@ impl Tx<'_> {
 pub trait VectorReads: Reader {
     /// Every vector made by `model`, in node-id order.
     fn for_each_vector(&self, model: &str, mut f: impl FnMut(NodeId, Vec<f32>)) -> Result<()> {
-        let mut stmt = self.conn().prepare("SELECT node_id, dim, data FROM vectors WHERE model = ?1 ORDER BY node_id")?;
+        let mut stmt =
+            self.conn().prepare("SELECT node_id, dim, data FROM vectors WHERE model = ?1 ORDER BY node_id")?;
         let mut rows = stmt.query([model])?;
         while let Some(r) = rows.next()? {
             let id: String = r.get(0)?;

@@ -4,5 +4,5 @@
 mod summariser;
 mod topics;
 
-pub use summariser::{ExtractiveSummariser, SummaryChild, SummaryRequest, Summariser};
+pub use summariser::{ExtractiveSummariser, Summariser, SummaryChild, SummaryRequest};
 pub use topics::topics_of;

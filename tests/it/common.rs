@@ -64,14 +64,21 @@ pub fn check_invariants(mem: &Memory, cfg: &Config) {
             if let Some(p) = &n.parent_id {
                 let parent = by_id.get(p).unwrap_or_else(|| panic!("{}: parent {p} missing", n.node_id));
                 assert_eq!(parent.level, n.level + 1, "parent one level up");
-                assert_eq!(parent.child_ids.iter().filter(|c| **c == n.node_id).count(), 1, "listed once by its parent");
+                assert_eq!(
+                    parent.child_ids.iter().filter(|c| **c == n.node_id).count(),
+                    1,
+                    "listed once by its parent"
+                );
             }
             if n.level > 0 {
                 assert!(!n.child_ids.is_empty(), "summary without children");
                 for c in &n.child_ids {
                     let child = by_id.get(c).unwrap_or_else(|| panic!("{}: child {c} missing", n.node_id));
                     assert_eq!(child.parent_id.as_ref(), Some(&n.node_id), "child points back");
-                    assert!(n.time_start_ms <= child.time_start_ms && n.time_end_ms >= child.time_end_ms, "envelope covers child");
+                    assert!(
+                        n.time_start_ms <= child.time_start_ms && n.time_end_ms >= child.time_end_ms,
+                        "envelope covers child"
+                    );
                 }
                 if n.level >= 2 {
                     assert_eq!(n.child_ids.len(), cfg.fanout, "upper summaries seal at fan-out");

@@ -49,7 +49,9 @@ fn token_budget_seals_and_fanout_cascades() {
     let mut mem = fx.open();
     // Each message is ~13 tokens: a level-1 summary every 4 messages, level 2 every 3 of those.
     let items: Vec<_> = (0..48)
-        .map(|i| chat("slack:#eng", "Alice", T0 + i * MIN / 10, &format!("message {i} talks about the phoenix launch plan")))
+        .map(|i| {
+            chat("slack:#eng", "Alice", T0 + i * MIN / 10, &format!("message {i} talks about the phoenix launch plan"))
+        })
         .collect();
     mem.ingest(items).unwrap();
     let l1 = summaries_of(&mem, "slack:#eng", 1);
@@ -99,7 +101,8 @@ fn resending_the_same_content_is_idempotent() {
 fn replacing_a_document_leaves_no_trace_of_the_old_version() {
     let fx = Fixture::new(Config { chunk_tokens: 40, chunk_overlap_tokens: 8, ..Config::default() });
     let mut mem = fx.open();
-    let body_v1 = "The Zeppelin project is led by Dana Whitfield. ".repeat(20) + "Contact dana@zeppelin.example for access.";
+    let body_v1 =
+        "The Zeppelin project is led by Dana Whitfield. ".repeat(20) + "Contact dana@zeppelin.example for access.";
     mem.ingest(vec![chat("slack:#eng", "Erin", T0, "Erin thinks Dana Whitfield should review it.")]).unwrap();
     let v1 = Document {
         source_id: "doc:notes/plan.md".into(),
@@ -115,7 +118,8 @@ fn replacing_a_document_leaves_no_trace_of_the_old_version() {
     let hits = |mem: &Memory, q: &str| mem.index().searcher().bm25(q, &SearchFilter::default(), 50).unwrap().1;
     assert!(hits(&mem, "zeppelin") > 0);
 
-    let v2 = Document { body: "The Osprey project replaces the old plan entirely.".into(), modified_ms: T0 + HOUR, ..v1 };
+    let v2 =
+        Document { body: "The Osprey project replaces the old plan entirely.".into(), modified_ms: T0 + HOUR, ..v1 };
     let r2 = mem.ingest_document(v2).unwrap();
     assert_eq!(r2.removed, r1.leaves);
     assert_eq!(r2.leaves, 1);
@@ -134,7 +138,8 @@ fn reopen_sees_everything_and_a_lagging_index_is_rebuilt() {
     let fx = Fixture::new(Config::default());
     {
         let mut mem = fx.open();
-        mem.ingest((0..30).map(|i| chat("slack:#eng", "Alice", T0 + i * MIN, &format!("note {i} on kestrel")))).unwrap();
+        mem.ingest((0..30).map(|i| chat("slack:#eng", "Alice", T0 + i * MIN, &format!("note {i} on kestrel"))))
+            .unwrap();
         mem.flush().unwrap();
     }
     let before = {
@@ -194,11 +199,13 @@ fn structured_fields_become_entities_and_text_names_match_known_ones() {
     ])
     .unwrap();
     let leaves = leaves_of(&mem, "slack:#eng");
-    let ents: BTreeSet<String> = mem.store().node_entities(&leaves[1].node_id).unwrap().into_iter().map(|e| e.0).collect();
+    let ents: BTreeSet<String> =
+        mem.store().node_entities(&leaves[1].node_id).unwrap().into_iter().map(|e| e.0).collect();
     assert!(ents.contains("person:melanie") && ents.contains("person:caroline"), "{ents:?}");
     assert!(ents.contains("handle:mel_b") && ents.contains("hashtag:lgbtq"), "{ents:?}");
     let mail = leaves_of(&mem, "gmail:t1");
-    let ents: BTreeSet<String> = mem.store().node_entities(&mail[0].node_id).unwrap().into_iter().map(|e| e.0).collect();
+    let ents: BTreeSet<String> =
+        mem.store().node_entities(&mail[0].node_id).unwrap().into_iter().map(|e| e.0).collect();
     for e in ["person:alice smith", "email:alice@example.com", "email:bob@example.com", "person:caroline"] {
         assert!(ents.contains(e), "{e} in {ents:?}");
     }

@@ -38,9 +38,9 @@ pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
         let l: Line = serde_json::from_str(raw).map_err(|e| bad(e.to_string()))?;
         let ts_ms = match l.ts {
             Ts::Ms(ms) => ms,
-            Ts::Rfc3339(s) => chrono::DateTime::parse_from_rfc3339(&s)
-                .map_err(|e| bad(format!("ts {s:?}: {e}")))?
-                .timestamp_millis(),
+            Ts::Rfc3339(s) => {
+                chrono::DateTime::parse_from_rfc3339(&s).map_err(|e| bad(format!("ts {s:?}: {e}")))?.timestamp_millis()
+            }
         };
         let m = ChatMessage {
             source_id: l.source_id.into(),

@@ -100,18 +100,18 @@ pub fn parse_session_time(s: &str) -> Option<i64> {
 /// Parse a LoCoMo JSON file.
 pub fn read_locomo(path: &Path) -> Result<Vec<Conversation>> {
     let text = read_utf8(path)?;
-    let v: Value = serde_json::from_str(&text)
-        .map_err(|e| Error::ImportFormat { path: path.to_path_buf(), line: e.line(), reason: e.to_string() })?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| Error::ImportFormat {
+        path: path.to_path_buf(),
+        line: e.line(),
+        reason: e.to_string(),
+    })?;
     let bad = |reason: String| Error::ImportFormat { path: path.to_path_buf(), line: 0, reason };
     let convs = v.as_array().ok_or_else(|| bad("expected a JSON array of conversations".into()))?;
     let mut out = Vec::new();
     for (ci, c) in convs.iter().enumerate() {
         let sample_id = c["sample_id"].as_str().ok_or_else(|| bad(format!("conversation {ci}: no sample_id")))?;
         let conv = c["conversation"].as_object().ok_or_else(|| bad(format!("{sample_id}: no conversation object")))?;
-        let mut sessions: Vec<u32> = conv
-            .keys()
-            .filter_map(|k| k.strip_prefix("session_")?.parse().ok())
-            .collect();
+        let mut sessions: Vec<u32> = conv.keys().filter_map(|k| k.strip_prefix("session_")?.parse().ok()).collect();
         sessions.sort_unstable();
         let mut turns = Vec::new();
         for s in sessions {
