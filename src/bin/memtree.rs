@@ -4,9 +4,13 @@
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use memtree::embed::{FastEmbedder, ModelPaths};
+use memtree::eval::recall::RecallConfig;
 use memtree::ingest::import::{locomo, read_chat_jsonl, read_markdown_dir};
-use memtree::{IngestReport, Memory};
+use memtree::retrieval::WalkParams;
+use memtree::{IngestReport, Memory, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "memtree", version, about = "An embedded memory-retrieval engine: ingest, query, benchmark")]
@@ -17,6 +21,13 @@ struct Cli {
     /// Pretty-print JSON output.
     #[arg(long, global = true)]
     pretty: bool,
+    /// Folder with the embedding model (default: $MEMTREE_MODEL_DIR, else models/ of the
+    /// source tree when fetched). Without it the dense signal is off.
+    #[arg(long, global = true)]
+    model: Option<PathBuf>,
+    /// Run without the dense model even when one is available.
+    #[arg(long, global = true)]
+    no_model: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -35,6 +46,33 @@ enum Cmd {
     Stats,
     /// Rebuild the full-text index and vectors from the store.
     Reindex,
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// Evidence recall on a LoCoMo-format corpus (SPEC §7); table on stdout, JSON to --out.
+    Recall {
+        /// LoCoMo JSON file.
+        #[arg(long, default_value = "../shared/corpora/locomo/locomo-dev.json")]
+        corpus: PathBuf,
+        /// Cut-offs, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "5,10,25")]
+        k: Vec<usize>,
+        /// All conversations in one store (default: one store per conversation).
+        #[arg(long)]
+        pooled: bool,
+        /// Systems to run, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "walk,bm25,dense,hybrid,fts5")]
+        systems: Vec<String>,
+        /// Where to write the JSON report.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -112,12 +150,80 @@ fn ingest(mem: &mut Memory, format: Format, path: &Path) -> Result<IngestReport>
     Ok(total)
 }
 
+/// Open options with the dense model when it can be loaded; says once on stderr when the
+/// dense signal is off.
+fn open_options(cli: &Cli) -> Result<OpenOptions> {
+    let mut opts = OpenOptions::default();
+    if cli.no_model {
+        return Ok(opts);
+    }
+    let paths = match &cli.model {
+        Some(d) => Some(ModelPaths::new(d.clone())),
+        None => ModelPaths::discover(),
+    };
+    match paths {
+        Some(p) => {
+            let e = FastEmbedder::load(&p)
+                .with_context(|| format!("loading the embedding model from {}", p.dir.display()))?;
+            opts.embedder = Some(Arc::new(e));
+        }
+        None => {
+            eprintln!("memtree: no embedding model found (run scripts/fetch-models.sh): dense signal off, lexical only")
+        }
+    }
+    Ok(opts)
+}
+
+fn bench_recall(cli: &Cli, corpus: &Path, ks: &[usize], pooled: bool, systems: &[String], out: &Path) -> Result<()> {
+    let convs = locomo::read_locomo(corpus)?;
+    let opts = open_options(cli)?;
+    let work = tempfile::tempdir().context("temp dir for the harness stores")?;
+    let cfg = RecallConfig { ks: ks.to_vec(), pooled, systems: systems.to_vec(), walk: WalkParams::default() };
+    let pb = ProgressBar::new_spinner();
+    let t = std::time::Instant::now();
+    let report = memtree::eval::recall::run(&convs, work.path(), &opts, &cfg, |m| pb.set_message(m.to_string()))?;
+    pb.finish_and_clear();
+    std::fs::write(out, serde_json::to_string_pretty(&report)?)
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!(
+        "recall ({}, {} questions with evidence, {:.0} s); fractional evidence recall over leaves, %",
+        report.setting,
+        report.questions,
+        t.elapsed().as_secs_f64()
+    );
+    let mut cols: Vec<String> = ks.iter().map(|k| format!("recall@{k}")).collect();
+    cols.push("recall@budget2k".into());
+    println!("| system | bucket | {} | p50 ms |", cols.join(" | "));
+    println!("|---|---|{}---:|", "---:|".repeat(cols.len()));
+    for (name, sys) in &report.systems {
+        let mut buckets: Vec<(&str, &std::collections::BTreeMap<String, f64>)> = vec![("overall", &sys.overall)];
+        for (c, _) in memtree::eval::recall::CATEGORIES.iter().map(|(i, n)| (*n, i)) {
+            buckets.push((c, &sys.by_category[c]));
+        }
+        for (b, m) in buckets {
+            let vals: Vec<String> =
+                cols.iter().map(|c| format!("{:.1}", 100.0 * m.get(c).copied().unwrap_or(0.0))).collect();
+            let p50 = if b == "overall" {
+                format!("{:.2}", sys.latency_us.get("p50").copied().unwrap_or(0.0) / 1000.0)
+            } else {
+                String::new()
+            };
+            println!("| {name} | {b} | {} | {p50} |", vals.join(" | "));
+        }
+    }
+    Ok(())
+}
+
 fn run(cli: &Cli) -> Result<()> {
+    if let Cmd::Bench { what: BenchCmd::Recall { corpus, k, pooled, systems, out } } = &cli.cmd {
+        return bench_recall(cli, corpus, k, *pooled, systems, out);
+    }
     let dir = match &cli.store {
         Some(d) => d.clone(),
         None => default_store()?,
     };
-    let mut mem = Memory::open(&dir).with_context(|| format!("opening store {}", dir.display()))?;
+    let mut mem =
+        Memory::open_with(&dir, open_options(cli)?).with_context(|| format!("opening store {}", dir.display()))?;
     match &cli.cmd {
         Cmd::Ingest { format, path } => {
             let r = ingest(&mut mem, *format, path)?;
@@ -132,6 +238,7 @@ fn run(cli: &Cli) -> Result<()> {
             mem.reindex()?;
             print(cli, &serde_json::to_value(mem.stats()?)?)?;
         }
+        Cmd::Bench { .. } => unreachable!("handled above"),
     }
     Ok(())
 }

@@ -4,7 +4,9 @@
 mod canonical;
 mod extract;
 mod gazetteer;
+mod registry;
 
 pub use canonical::{canonical_id, normalise_surface};
 pub use extract::{ExtractOptions, Extractor};
 pub use gazetteer::Gazetteer;
+pub use registry::{EntityRecord, Handle, Registry};

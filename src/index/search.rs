@@ -7,7 +7,7 @@ use crate::types::{EntityId, NodeId, SourceKind};
 use std::collections::BTreeSet;
 use std::ops::Bound;
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, Query, RangeQuery, TermQuery};
+use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::{IndexRecordOption, Term, Value};
 use tantivy::{DateTime, Index, Searcher, TantivyDocument};
 
@@ -179,9 +179,38 @@ impl IndexSearcher {
     pub fn num_docs(&self) -> u64 {
         self.searcher.num_docs()
     }
+}
 
-    /// A query that matches nothing (kept for callers composing queries).
-    pub fn empty() -> Box<dyn Query> {
-        Box::new(EmptyQuery)
+impl IndexSearcher {
+    /// BM25 scores of `text` restricted to the nodes `ids` (a rerank of a known candidate
+    /// set); nodes without any matching term are absent from the map.
+    pub fn bm25_among(&self, text: &str, ids: &[NodeId]) -> Result<std::collections::HashMap<NodeId, f32>> {
+        let terms: BTreeSet<String> = self.analyse(text).into_iter().collect();
+        if terms.is_empty() || ids.is_empty() {
+            return Ok(Default::default());
+        }
+        let should: Vec<(Occur, Box<dyn Query>)> = terms
+            .into_iter()
+            .map(|t| {
+                let q: Box<dyn Query> =
+                    Box::new(TermQuery::new(Term::from_field_text(self.f.content, &t), IndexRecordOption::WithFreqs));
+                (Occur::Should, q)
+            })
+            .collect();
+        let among: Vec<(Occur, Box<dyn Query>)> =
+            ids.iter().map(|id| (Occur::Should, term_q(Term::from_field_text(self.f.node_id, id.as_str())))).collect();
+        let q = BooleanQuery::new(vec![
+            (Occur::Must, Box::new(BooleanQuery::new(should)) as Box<dyn Query>),
+            filter(Box::new(BooleanQuery::new(among))),
+        ]);
+        let top = self.searcher.search(&q, &TopDocs::with_limit(ids.len()))?;
+        let mut out = std::collections::HashMap::with_capacity(top.len());
+        for (score, addr) in top {
+            let doc: TantivyDocument = self.searcher.doc(addr)?;
+            if let Some(id) = doc.get_first(self.f.node_id).and_then(|v| v.as_str()) {
+                out.insert(NodeId(id.to_string()), score);
+            }
+        }
+        Ok(out)
     }
 }

@@ -45,6 +45,21 @@ fn entity_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EntityRow> {
     })
 }
 
+/// A LIKE pattern matching `needle` as a literal substring, case-folded: `%`, `_` and `\`
+/// in the needle are escaped with `\` (the queries say `ESCAPE '\'`).
+fn like_pattern(needle: &str) -> String {
+    let mut p = String::with_capacity(needle.len() + 2);
+    p.push('%');
+    for c in needle.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}
+
 /// Entity and graph reads.
 pub trait EntityReads: Reader {
     /// One entity.
@@ -70,15 +85,7 @@ pub trait EntityReads: Reader {
     /// Case-insensitive substring search over ids and surfaces; `%`, `_` and `\` in `needle`
     /// are literal. Most-mentioned first, then most recent, then id.
     fn search_entities(&self, needle: &str, kinds: &[EntityKind], limit: usize) -> Result<Vec<EntityRow>> {
-        let escaped: String = needle
-            .to_lowercase()
-            .chars()
-            .flat_map(|c| match c {
-                '%' | '_' | '\\' => vec!['\\', c],
-                c => vec![c],
-            })
-            .collect();
-        let pattern = format!("%{escaped}%");
+        let pattern = like_pattern(needle);
         let kinds_json = serde_json::to_string(&kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
         let mut stmt = self.conn().prepare_cached(
             "SELECT entity_id, kind, surface, mention_count, last_seen_ms FROM entities \
@@ -87,6 +94,31 @@ pub trait EntityReads: Reader {
              ORDER BY mention_count DESC, last_seen_ms DESC, entity_id LIMIT ?3",
         )?;
         let rows = stmt.query_map(params![pattern, kinds_json, limit as i64], entity_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// [`EntityReads::search_entities`] with mention counts and last-seen restricted to
+    /// leaves of the allowed scopes; entities not mentioned there are absent.
+    fn search_entities_scoped(
+        &self,
+        needle: &str,
+        kinds: &[EntityKind],
+        scopes: &[String],
+        limit: usize,
+    ) -> Result<Vec<EntityRow>> {
+        let pattern = like_pattern(needle);
+        let kinds_json = serde_json::to_string(&kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
+        let scopes_json = serde_json::to_string(scopes)?;
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT e.entity_id, e.kind, e.surface, COUNT(*) AS c, MAX(n.time_end_ms) AS seen \
+             FROM entities e JOIN node_entities ne ON ne.entity_id = e.entity_id AND ne.is_leaf = 1 \
+             JOIN nodes n ON n.node_id = ne.node_id JOIN trees t ON t.tree_id = n.tree_id \
+             WHERE (lower(e.entity_id) LIKE ?1 ESCAPE '\\' OR lower(e.surface) LIKE ?1 ESCAPE '\\') \
+               AND (?2 = '[]' OR e.kind IN (SELECT value FROM json_each(?2))) \
+               AND t.tree_scope IN (SELECT value FROM json_each(?3)) \
+             GROUP BY e.entity_id ORDER BY c DESC, seen DESC, e.entity_id LIMIT ?4",
+        )?;
+        let rows = stmt.query_map(params![pattern, kinds_json, scopes_json, limit as i64], entity_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 

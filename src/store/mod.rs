@@ -2,6 +2,7 @@
 //! parameters only; the schema and migrations are the data files under `index_schema/sql/`.
 
 mod entities;
+mod fts5;
 mod migrate;
 mod nodes;
 mod recall;
@@ -9,6 +10,7 @@ mod stats;
 mod vectors;
 
 pub use entities::{EdgeRow, EntityReads, EntityRow, Mention};
+pub use fts5::Fts5Baseline;
 pub use nodes::{BufferStats, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
 pub use recall::{RecallReads, RecallRow};
 pub use stats::{StatsReads, StoreCounts};

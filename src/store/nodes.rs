@@ -265,6 +265,17 @@ pub trait NodeReads: Reader {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Nodes whose whole envelope lies inside `[since, until]` (inclusive), oldest first.
+    fn nodes_inside_window(&self, since_ms: i64, until_ms: i64) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLS} FROM nodes WHERE time_start_ms >= ?1 AND time_start_ms <= ?2 AND time_end_ms <= ?2 \
+             ORDER BY time_start_ms, node_id"
+        );
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![since_ms, until_ms], node_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Summaries (level >= 1) of one tree, newest first.
     fn tree_summaries(&self, tree: &TreeId) -> Result<Vec<NodeRow>> {
         let sql = format!(

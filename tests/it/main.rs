@@ -1,4 +1,5 @@
 //! Integration tests, one binary: shared fixtures and invariant checks in `common`.
 
 mod common;
+mod registry;
 mod tree;

@@ -1,0 +1,3 @@
+//! Evaluation: the LoCoMo recall harness (SPEC §7). Library code computes; the CLI prints.
+
+pub mod recall;

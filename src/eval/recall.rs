@@ -1,0 +1,241 @@
+//! The recall harness: ingest LoCoMo conversations, ask every question with evidence through
+//! each system, and measure fractional evidence recall over leaves at several k, plus the
+//! share of evidence inside a 2,000-token context budget.
+
+use crate::error::Result;
+use crate::ingest::import::locomo::{Conversation, dia_id_of};
+use crate::memory::{Memory, OpenOptions};
+use crate::retrieval::min_max;
+use crate::retrieval::{Scope, WalkArgs, WalkParams, walk};
+use crate::store::{Fts5Baseline, NodeReads};
+use crate::types::NodeId;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::Instant;
+
+/// Category names by LoCoMo number.
+pub const CATEGORIES: [(u32, &str); 5] =
+    [(1, "multi-hop"), (2, "temporal"), (3, "open-domain"), (4, "single-hop"), (5, "adversarial")];
+
+/// Context budget for the budget-recall figure, in approximate tokens.
+pub const BUDGET_TOKENS: usize = 2_000;
+
+/// Systems the harness can run.
+pub const SYSTEMS: [&str; 5] = ["walk", "bm25", "dense", "hybrid", "fts5"];
+
+/// Harness settings.
+#[derive(Debug, Clone)]
+pub struct RecallConfig {
+    /// Cut-offs.
+    pub ks: Vec<usize>,
+    /// All conversations in one store.
+    pub pooled: bool,
+    /// Systems to run (dense and hybrid need a model).
+    pub systems: Vec<String>,
+    /// Walk's scorer weights.
+    pub walk: WalkParams,
+}
+
+/// Per-question outcome of one system.
+#[derive(Debug, Clone, Default)]
+struct Outcome {
+    at_k: Vec<f64>,
+    budget: f64,
+    micros: u128,
+}
+
+/// Aggregated results: system → (bucket → metric → value); buckets are `overall`
+/// (categories 1–4, averaged over questions) and the category names.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct RecallReport {
+    pub setting: String,
+    pub questions: usize,
+    pub systems: BTreeMap<String, SystemReport>,
+}
+
+/// One system's figures.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct SystemReport {
+    pub overall: BTreeMap<String, f64>,
+    pub by_category: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Median and p95 latency per question, microseconds.
+    pub latency_us: BTreeMap<String, f64>,
+}
+
+/// Run the harness over `convs`, opening stores in `work_dir` with `opts`.
+pub fn run(
+    convs: &[Conversation],
+    work_dir: &std::path::Path,
+    opts: &OpenOptions,
+    cfg: &RecallConfig,
+    mut progress: impl FnMut(&str),
+) -> Result<RecallReport> {
+    let kmax = cfg.ks.iter().copied().max().unwrap_or(10).max(50);
+    // system → category → outcomes
+    let mut results: HashMap<String, Vec<(u32, Outcome)>> = HashMap::new();
+    let groups: Vec<Vec<&Conversation>> =
+        if cfg.pooled { vec![convs.iter().collect()] } else { convs.iter().map(|c| vec![c]).collect() };
+    let mut questions = 0;
+    for (gi, group) in groups.iter().enumerate() {
+        let dir = work_dir.join(format!("store-{gi}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut mem = Memory::open_with(&dir, opts.clone())?;
+        for c in group {
+            progress(&format!("ingest {}", c.sample_id));
+            mem.ingest(c.items())?;
+        }
+        mem.flush()?;
+        let fts = Fts5Baseline::build(mem.store())?;
+        let dia: HashMap<NodeId, (String, String)> = leaf_refs(&mem)?;
+        for c in group {
+            progress(&format!("ask {}", c.sample_id));
+            let source = c.source_id();
+            let known: HashSet<&str> = c.turns.iter().map(|t| t.dia_id.as_str()).collect();
+            for q in &c.questions {
+                let evidence: Vec<&str> = q.evidence.iter().map(String::as_str).filter(|e| known.contains(e)).collect();
+                if evidence.is_empty() || q.question.trim().is_empty() {
+                    continue;
+                }
+                questions += 1;
+                for sys in &cfg.systems {
+                    let t = Instant::now();
+                    let Some(ranked) = rank(&mem, &fts, sys, &q.question, kmax, &cfg.walk)? else { continue };
+                    let micros = t.elapsed().as_micros();
+                    // A hit counts only in the question's own conversation.
+                    let turns: Vec<Option<&str>> = ranked
+                        .iter()
+                        .map(|id| dia.get(id).filter(|(s, _)| *s == source).map(|(_, d)| d.as_str()))
+                        .collect();
+                    let tokens: Vec<usize> = ranked
+                        .iter()
+                        .map(|id| mem.store().node(id.as_str()).ok().flatten().map_or(0, |n| n.tokens as usize))
+                        .collect();
+                    results
+                        .entry(sys.clone())
+                        .or_default()
+                        .push((q.category, score(&evidence, &turns, &tokens, &cfg.ks, micros)));
+                }
+            }
+        }
+    }
+    let mut report = RecallReport {
+        setting: if cfg.pooled { "pooled".into() } else { "per-conversation".into() },
+        questions,
+        systems: BTreeMap::new(),
+    };
+    for (sys, outs) in results {
+        report.systems.insert(sys, aggregate(&outs, &cfg.ks));
+    }
+    Ok(report)
+}
+
+/// Leaf id → (source, dia_id) for every LoCoMo leaf.
+fn leaf_refs(mem: &Memory) -> Result<HashMap<NodeId, (String, String)>> {
+    let mut out = HashMap::new();
+    mem.store().for_each_node(|n| {
+        if n.is_leaf()
+            && let Some(r) = &n.source_ref
+            && let Some(d) = dia_id_of(r)
+        {
+            let scope = n.tree_id.as_str().trim_start_matches("source:").to_string();
+            out.insert(n.node_id.clone(), (scope, d.to_string()));
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// The ranked leaves of one system, or `None` when it cannot run (no model).
+fn rank(
+    mem: &Memory,
+    fts: &Fts5Baseline,
+    sys: &str,
+    q: &str,
+    k: usize,
+    wp: &WalkParams,
+) -> Result<Option<Vec<NodeId>>> {
+    use crate::index::{LevelFilter, SearchFilter};
+    let leaves = SearchFilter { levels: LevelFilter::Leaves, ..SearchFilter::default() };
+    Ok(Some(match sys {
+        "walk" => {
+            let args = WalkArgs { limit: k, params: *wp, ..WalkArgs::new(q) };
+            walk(mem, &args, &Scope::all())?.hits.into_iter().map(|h| NodeId(h.node_id)).collect()
+        }
+        "bm25" => mem.index().searcher().bm25(q, &leaves, k)?.0.into_iter().map(|h| h.0).collect(),
+        "fts5" => fts.search(q, k)?,
+        "dense" => {
+            let Some((emb, vectors)) = mem.dense() else { return Ok(None) };
+            let qv = emb.embed(&[q])?.pop().unwrap_or_default();
+            vectors.top_k(&qv, k, |id| id.starts_with('L')).into_iter().map(|(id, _)| NodeId(id)).collect()
+        }
+        "hybrid" => {
+            let Some((emb, vectors)) = mem.dense() else { return Ok(None) };
+            let qv = emb.embed(&[q])?.pop().unwrap_or_default();
+            let lex: HashMap<NodeId, f64> =
+                mem.index().searcher().bm25(q, &leaves, 100)?.0.into_iter().map(|(id, s)| (id, f64::from(s))).collect();
+            let den: HashMap<NodeId, f64> = vectors
+                .top_k(&qv, 100, |id| id.starts_with('L'))
+                .into_iter()
+                .map(|(id, s)| (NodeId(id), f64::from(s)))
+                .collect();
+            let (l, d) = (min_max(&lex), min_max(&den));
+            let mut all: Vec<(NodeId, f64)> = l
+                .keys()
+                .chain(d.keys())
+                .collect::<HashSet<_>>()
+                .into_iter()
+                .map(|id| {
+                    (id.clone(), 0.5 * l.get(id).copied().unwrap_or(0.0) + 0.5 * d.get(id).copied().unwrap_or(0.0))
+                })
+                .collect();
+            all.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            all.into_iter().take(k).map(|x| x.0).collect()
+        }
+        _ => return Ok(None),
+    }))
+}
+
+fn score(evidence: &[&str], turns: &[Option<&str>], tokens: &[usize], ks: &[usize], micros: u128) -> Outcome {
+    let ev: HashSet<&str> = evidence.iter().copied().collect();
+    let frac = |n: usize| -> f64 {
+        let got: HashSet<&str> = turns.iter().take(n).flatten().copied().filter(|t| ev.contains(t)).collect();
+        got.len() as f64 / ev.len() as f64
+    };
+    let mut used = 0;
+    let mut within = 0;
+    for t in tokens {
+        if used + t > BUDGET_TOKENS {
+            break;
+        }
+        used += t;
+        within += 1;
+    }
+    Outcome { at_k: ks.iter().map(|&k| frac(k)).collect(), budget: frac(within), micros }
+}
+
+fn aggregate(outs: &[(u32, Outcome)], ks: &[usize]) -> SystemReport {
+    let summarise = |sel: Vec<&Outcome>| -> BTreeMap<String, f64> {
+        let mut m = BTreeMap::new();
+        let n = sel.len().max(1) as f64;
+        for (i, k) in ks.iter().enumerate() {
+            m.insert(format!("recall@{k}"), sel.iter().map(|o| o.at_k[i]).sum::<f64>() / n);
+        }
+        m.insert("recall@budget2k".into(), sel.iter().map(|o| o.budget).sum::<f64>() / n);
+        m.insert("questions".into(), sel.len() as f64);
+        m
+    };
+    let mut rep = SystemReport {
+        overall: summarise(outs.iter().filter(|(c, _)| (1..=4).contains(c)).map(|(_, o)| o).collect()),
+        ..SystemReport::default()
+    };
+    for (c, name) in CATEGORIES {
+        rep.by_category
+            .insert(name.into(), summarise(outs.iter().filter(|(cc, _)| *cc == c).map(|(_, o)| o).collect()));
+    }
+    let mut lat: Vec<u128> = outs.iter().map(|(_, o)| o.micros).collect();
+    lat.sort_unstable();
+    if !lat.is_empty() {
+        rep.latency_us.insert("p50".into(), lat[lat.len() / 2] as f64);
+        rep.latency_us.insert("p95".into(), lat[(lat.len() * 95 / 100).min(lat.len() - 1)] as f64);
+    }
+    rep
+}

@@ -1,0 +1,85 @@
+//! `cover_window`: the minimal node set covering a time window — the topmost summaries whose
+//! envelope lies wholly inside it, plus the in-window leaves no such summary covers.
+
+use super::hit::{QueryResponse, Scope, scope_of, to_hit};
+use crate::error::Result;
+use crate::memory::Memory;
+use crate::store::{NodeReads, NodeRow};
+use crate::types::{NodeId, SourceKind};
+use std::collections::{BTreeMap, HashSet};
+
+/// Arguments (validated: `since_ms <= until_ms`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoverWindowArgs {
+    /// Window start, epoch ms, inclusive.
+    pub since_ms: i64,
+    /// Window end, epoch ms, inclusive.
+    pub until_ms: i64,
+    /// Only this source.
+    pub source_id: Option<String>,
+    /// Only sources of this kind (or platform prefix).
+    pub source_kind: Option<SourceKind>,
+    /// At most this many nodes.
+    pub limit: usize,
+}
+
+/// Score is 1.0. Hits are ordered by start time then id. When the cover has more nodes than
+/// `limit`, sources take turns (earliest first within each), so one busy source cannot
+/// starve the others.
+///
+/// A node belongs to the cover when its envelope lies inside the window and its parent's
+/// does not (a parent inside would cover it). Since a parent's envelope contains its
+/// children's, this picks exactly the topmost inside nodes.
+pub fn cover_window(mem: &Memory, args: &CoverWindowArgs, scope: &Scope) -> Result<QueryResponse> {
+    let inside: Vec<NodeRow> = mem
+        .store()
+        .nodes_inside_window(args.since_ms, args.until_ms)?
+        .into_iter()
+        .filter(|n| {
+            let s = scope_of(n);
+            scope.allows(s)
+                && args.source_id.as_ref().is_none_or(|id| id == s)
+                && args.source_kind.is_none_or(|k| source_kind_matches(mem, n, k))
+        })
+        .collect();
+    let ids: HashSet<&NodeId> = inside.iter().map(|n| &n.node_id).collect();
+    let cover: Vec<&NodeRow> =
+        inside.iter().filter(|n| n.parent_id.as_ref().is_none_or(|p| !ids.contains(p))).collect();
+    let total = cover.len();
+    let chosen: Vec<&NodeRow> = if total <= args.limit {
+        cover
+    } else {
+        let mut per_source: BTreeMap<&str, std::collections::VecDeque<&NodeRow>> = BTreeMap::new();
+        for n in cover {
+            per_source.entry(scope_of(n)).or_default().push_back(n);
+        }
+        let mut out = Vec::with_capacity(args.limit);
+        while out.len() < args.limit {
+            let mut took = false;
+            for q in per_source.values_mut() {
+                if out.len() == args.limit {
+                    break;
+                }
+                if let Some(n) = q.pop_front() {
+                    out.push(n);
+                    took = true;
+                }
+            }
+            if !took {
+                break;
+            }
+        }
+        out.sort_by(|a, b| a.time_start_ms.cmp(&b.time_start_ms).then_with(|| a.node_id.cmp(&b.node_id)));
+        out
+    };
+    let hits = chosen.into_iter().map(|n| to_hit(mem, n, 1.0)).collect::<Result<Vec<_>>>()?;
+    Ok(QueryResponse::new(hits, total))
+}
+
+fn source_kind_matches(mem: &Memory, n: &NodeRow, k: SourceKind) -> bool {
+    let s = scope_of(n);
+    if SourceKind::from_platform_prefix(s) == Some(k) {
+        return true;
+    }
+    mem.store().tree(&n.tree_id).ok().flatten().is_some_and(|t| t.source_kind == k)
+}

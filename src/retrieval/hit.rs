@@ -1,0 +1,123 @@
+//! The shapes every read mode returns (`RetrievalHit`, `QueryResponse`, `EntityMatch`) and
+//! the scope gate.
+
+use crate::error::Result;
+use crate::memory::Memory;
+use crate::store::{EntityReads, NodeReads, NodeRow, TopicReads};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// The scope gate (SPEC §1): an allow-list of `tree_scope` values. `None` lets everything
+/// through; an empty set lets nothing through.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scope(pub Option<BTreeSet<String>>);
+
+impl Scope {
+    /// No restriction.
+    pub fn all() -> Scope {
+        Scope(None)
+    }
+
+    /// Only these scopes.
+    pub fn only<I: IntoIterator<Item = S>, S: Into<String>>(scopes: I) -> Scope {
+        Scope(Some(scopes.into_iter().map(Into::into).collect()))
+    }
+
+    /// True when nodes of `tree_scope` may be shown.
+    pub fn allows(&self, tree_scope: &str) -> bool {
+        self.0.as_ref().is_none_or(|s| s.contains(tree_scope))
+    }
+}
+
+/// One node returned by a read mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalHit {
+    pub node_id: String,
+    /// `leaf` or `summary`.
+    pub node_kind: String,
+    pub tree_id: String,
+    pub tree_kind: String,
+    pub tree_scope: String,
+    /// 0 for leaves.
+    pub level: u32,
+    pub content: String,
+    /// Canonical entity ids.
+    pub entities: Vec<String>,
+    pub topics: Vec<String>,
+    /// RFC 3339 UTC.
+    pub time_range_start: String,
+    /// RFC 3339 UTC.
+    pub time_range_end: String,
+    /// Relevance, higher is better; its meaning is documented per mode.
+    pub score: f64,
+    /// Empty on leaves.
+    pub child_ids: Vec<String>,
+    /// Back-pointer (leaves).
+    pub source_ref: Option<String>,
+    /// Which branch and signals produced the hit (walk, reranked modes).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub explain: Option<serde_json::Value>,
+}
+
+/// A ranked, possibly truncated list of hits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct QueryResponse {
+    pub hits: Vec<RetrievalHit>,
+    /// Matches before truncation (after the scope gate).
+    pub total: usize,
+    /// `total > hits.len()`.
+    pub truncated: bool,
+}
+
+impl QueryResponse {
+    /// Build from hits already truncated and the total before truncation.
+    pub fn new(hits: Vec<RetrievalHit>, total: usize) -> Self {
+        let truncated = total > hits.len();
+        QueryResponse { hits, total, truncated }
+    }
+}
+
+/// One entity returned by `search_entities`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityMatch {
+    pub canonical_id: String,
+    pub kind: String,
+    pub surface: String,
+    pub mention_count: u64,
+    pub last_seen_ms: i64,
+}
+
+/// Epoch ms as RFC 3339 UTC with millisecond precision.
+pub fn rfc3339(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default()
+}
+
+/// Turn a stored node into a hit (entities and topics read from the store).
+pub(crate) fn to_hit(mem: &Memory, n: &NodeRow, score: f64) -> Result<RetrievalHit> {
+    let tree = mem.store().tree(&n.tree_id)?;
+    let (tree_kind, tree_scope) = tree.map(|t| (t.tree_kind, t.tree_scope)).unwrap_or_default();
+    Ok(RetrievalHit {
+        node_id: n.node_id.0.clone(),
+        node_kind: if n.is_leaf() { "leaf" } else { "summary" }.into(),
+        tree_id: n.tree_id.0.clone(),
+        tree_kind,
+        tree_scope,
+        level: n.level,
+        content: n.content.clone(),
+        entities: mem.store().node_entities(&n.node_id)?.into_iter().map(|e| e.0).collect(),
+        topics: mem.store().topics(&n.node_id)?,
+        time_range_start: rfc3339(n.time_start_ms),
+        time_range_end: rfc3339(n.time_end_ms),
+        score,
+        child_ids: n.child_ids.iter().map(|c| c.0.clone()).collect(),
+        source_ref: n.source_ref.clone(),
+        explain: None,
+    })
+}
+
+/// The scope of a node's tree (`source:<scope>` ids carry it after the prefix).
+pub(crate) fn scope_of(n: &NodeRow) -> &str {
+    n.tree_id.as_str().strip_prefix("source:").unwrap_or(n.tree_id.as_str())
+}

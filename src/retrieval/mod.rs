@@ -1,0 +1,20 @@
+//! Read modes of the `memory_tree` tool: one file per mode, plus the shapes they return and
+//! the rerank they share. Retrieval never writes.
+
+mod cover_window;
+mod drill_down;
+mod fetch_leaves;
+mod hit;
+mod query_source;
+mod rerank;
+mod search_entities;
+pub mod walk;
+
+pub use cover_window::{CoverWindowArgs, cover_window};
+pub use drill_down::{DrillDownArgs, drill_down};
+pub use fetch_leaves::{FetchLeavesArgs, fetch_leaves};
+pub use hit::{EntityMatch, QueryResponse, RetrievalHit, Scope, rfc3339};
+pub use query_source::{QuerySourceArgs, query_source};
+pub use rerank::{Fusion, min_max, rerank};
+pub use search_entities::{SearchEntitiesArgs, search_entities};
+pub use walk::{WalkArgs, WalkParams, walk};

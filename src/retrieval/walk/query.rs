@@ -1,0 +1,37 @@
+//! Query analysis: the question's entities (gazetteer + rules, case- and
+//! possessive-insensitive), its content words (stop and wh-words removed).
+
+use crate::entities::ExtractOptions;
+use crate::memory::Memory;
+use crate::text::content_words;
+use crate::types::{EntityId, EntityKind};
+
+/// What walk understood of a question.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct QueryAnalysis {
+    /// Canonical ids of the entities named, sorted.
+    pub entities: Vec<EntityId>,
+    /// People among them (their leaves as author get a mild boost).
+    pub people: Vec<String>,
+    /// The question without stop words and wh-words: what BM25 sees.
+    pub lexical: String,
+    /// The question as asked: what the dense model sees.
+    pub raw: String,
+}
+
+/// Analyse `q` against the store's gazetteer.
+pub fn analyse_query(mem: &Memory, q: &str) -> QueryAnalysis {
+    let found =
+        mem.extractor().extract(q, mem.gazetteer(), ExtractOptions { case_insensitive: true, discover_names: false });
+    let mut entities: Vec<EntityId> = found.iter().map(|m| m.id.clone()).collect();
+    entities.sort();
+    entities.dedup();
+    let people = found
+        .iter()
+        .filter(|m| m.kind == EntityKind::Person)
+        .map(|m| m.id.as_str().trim_start_matches("person:").to_string())
+        .collect();
+    let words: Vec<String> = content_words(q).collect();
+    let lexical = if words.is_empty() { q.to_string() } else { words.join(" ") };
+    QueryAnalysis { entities, people, lexical, raw: q.to_string() }
+}

@@ -1,0 +1,185 @@
+//! The deterministic E2GraphRAG-style router (SPEC §5): no query entity → global; entities
+//! but no related pair within `max_hops` → occurrence-ranked global; related pairs → local
+//! intersection of the pairs' entity posting lists in the full-text index, tightening the hop
+//! bound while too many candidates remain.
+
+use super::query::analyse_query;
+use super::score::{Scored, WalkParams, score_leaves};
+use crate::error::{Error, Result};
+use crate::graph::related_pairs;
+use crate::index::{LevelFilter, SearchFilter};
+use crate::memory::Memory;
+use crate::retrieval::hit::{QueryResponse, Scope, to_hit};
+use crate::store::EntityReads;
+use crate::types::{EntityId, NodeId};
+use serde_json::json;
+use std::collections::{BTreeSet, HashMap};
+
+/// Arguments (validated by the tool layer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkArgs {
+    /// The question (non-blank).
+    pub query: String,
+    /// Hits wanted (default 10, cap 100).
+    pub limit: usize,
+    /// Hop bound for relating query entities (default 2, cap 4).
+    pub max_hops: u32,
+    /// Only content whose envelope overlaps the last N days (wall clock).
+    pub time_window_days: Option<f64>,
+    /// Scorer weights.
+    pub params: WalkParams,
+}
+
+impl WalkArgs {
+    /// A walk with SPEC defaults.
+    pub fn new(query: impl Into<String>) -> Self {
+        WalkArgs { query: query.into(), limit: 10, max_hops: 2, time_window_days: None, params: WalkParams::default() }
+    }
+}
+
+/// Which branch answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Branch {
+    /// No query entity.
+    Global,
+    /// Entities, but no related pair.
+    OccurrenceGlobal,
+    /// Related pairs: intersection of posting lists.
+    Local,
+}
+
+impl Branch {
+    fn as_str(self) -> &'static str {
+        match self {
+            Branch::Global => "global",
+            Branch::OccurrenceGlobal => "occurrence_global",
+            Branch::Local => "local",
+        }
+    }
+}
+
+/// Answer `args.query`. Hits are leaves; `score` is the scorer's fused relevance (for local
+/// hits, the number of query entities covered plus that relevance, so coverage ranks first);
+/// every hit carries `explain` with its branch and signals.
+pub fn walk(mem: &Memory, args: &WalkArgs, scope: &Scope) -> Result<QueryResponse> {
+    if args.query.trim().is_empty() {
+        return Err(Error::invalid("walk.query", "must not be blank"));
+    }
+    let qa = analyse_query(mem, &args.query);
+    let flt = SearchFilter {
+        levels: LevelFilter::Leaves,
+        scopes: scope.0.clone(),
+        window_ms: args.time_window_days.map(|d| (mem.now_ms() - (d * 86_400_000.0) as i64, i64::MAX / 2)),
+        ..SearchFilter::default()
+    };
+    let k = args.limit;
+
+    // Route.
+    let (branch, local_ids, hops_used) = if qa.entities.is_empty() {
+        (Branch::Global, Vec::new(), None)
+    } else {
+        let pairs = related_pairs(mem.store(), &qa.entities, args.max_hops)?;
+        if pairs.is_empty() {
+            (Branch::OccurrenceGlobal, Vec::new(), None)
+        } else {
+            let (ids, h) = local_candidates(mem, &pairs, &flt, k, args.max_hops)?;
+            if ids.is_empty() { (Branch::OccurrenceGlobal, ids, None) } else { (Branch::Local, ids, Some(h)) }
+        }
+    };
+
+    let scored = score_leaves(mem, &qa, &flt, &args.params, &local_ids)?;
+    let eq: BTreeSet<&str> = qa.entities.iter().map(|e| e.as_str()).collect();
+    let coverage = |s: &Scored| -> Result<usize> {
+        if eq.is_empty() {
+            return Ok(0);
+        }
+        Ok(mem.store().node_entities(&s.node.node_id)?.iter().filter(|e| eq.contains(e.as_str())).count())
+    };
+
+    let mut ranked: Vec<(Scored, usize, &'static str)> = Vec::new();
+    match branch {
+        Branch::Global => ranked.extend(scored.into_iter().map(|s| (s, 0, "global"))),
+        Branch::OccurrenceGlobal => {
+            // Dense/lexical top 2k, stably reordered by query-entity occurrence, keep k.
+            let mut top: Vec<(Scored, usize, &'static str)> = Vec::new();
+            for s in scored.into_iter().take(2 * k) {
+                let c = coverage(&s)?;
+                top.push((s, c, "occurrence_global"));
+            }
+            top.sort_by(|a, b| b.1.cmp(&a.1));
+            ranked = top;
+        }
+        Branch::Local => {
+            let local: BTreeSet<&NodeId> = local_ids.iter().collect();
+            let (mut inside, outside): (Vec<Scored>, Vec<Scored>) =
+                scored.into_iter().partition(|s| local.contains(&s.node.node_id));
+            let mut loc = Vec::new();
+            for s in inside.drain(..) {
+                let c = coverage(&s)?;
+                loc.push((s, c, "local"));
+            }
+            // Coverage, then relevance, then recency, then id.
+            loc.sort_by(|a, b| {
+                b.1.cmp(&a.1)
+                    .then(b.0.score.total_cmp(&a.0.score))
+                    .then(b.0.node.time_end_ms.cmp(&a.0.node.time_end_ms))
+                    .then(a.0.node.node_id.cmp(&b.0.node.node_id))
+            });
+            ranked = loc;
+            // Fewer local hits than asked: the global ranking fills the rest.
+            ranked.extend(outside.into_iter().map(|s| (s, 0, "global_fill")));
+        }
+    }
+    let total = ranked.len();
+    let mut hits = Vec::with_capacity(k.min(total));
+    for (s, cov, from) in ranked.into_iter().take(k) {
+        let score = if branch == Branch::Local && from == "local" { cov as f64 + s.score } else { s.score };
+        let mut h = to_hit(mem, &s.node, score)?;
+        h.explain = Some(json!({
+            "branch": branch.as_str(),
+            "from": from,
+            "query_entities": qa.entities.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
+            "coverage": cov,
+            "hops": hops_used,
+            "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "fused": s.score},
+        }));
+        hits.push(h);
+    }
+    Ok(QueryResponse::new(hits, total))
+}
+
+/// Nodes (leaves) mentioning both entities of a related pair, unioned over pairs, from the
+/// index's posting lists. While more than `k` remain and the hop bound can tighten, keep
+/// only pairs within the tighter bound; keep the last non-empty set.
+fn local_candidates(
+    mem: &Memory,
+    pairs: &[(EntityId, EntityId, u32)],
+    flt: &SearchFilter,
+    k: usize,
+    max_hops: u32,
+) -> Result<(Vec<NodeId>, u32)> {
+    let searcher = mem.index().searcher();
+    let mut per_pair: HashMap<(EntityId, EntityId), Vec<NodeId>> = HashMap::new();
+    for (a, b, _) in pairs {
+        let (ids, _) = searcher.entity_intersection(&[a.clone(), b.clone()], flt, 10_000)?;
+        per_pair.insert((a.clone(), b.clone()), ids);
+    }
+    let union_at = |h: u32| -> BTreeSet<NodeId> {
+        pairs
+            .iter()
+            .filter(|(_, _, d)| *d <= h)
+            .flat_map(|(a, b, _)| per_pair[&(a.clone(), b.clone())].iter().cloned())
+            .collect()
+    };
+    let mut h = max_hops;
+    let mut best = union_at(h);
+    while best.len() > k && h > 1 {
+        let tighter = union_at(h - 1);
+        if tighter.is_empty() {
+            break;
+        }
+        h -= 1;
+        best = tighter;
+    }
+    Ok((best.into_iter().collect(), h))
+}
