@@ -35,6 +35,7 @@ mod memory;
 pub mod retrieval;
 pub mod store;
 pub mod text;
+pub mod tool;
 pub mod tree;
 pub mod types;
 

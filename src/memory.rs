@@ -379,6 +379,23 @@ impl Memory {
         Ok(())
     }
 
+    /// Store or update a `memory_recall` fact; true when it was new.
+    pub fn recall_put(&mut self, namespace: &str, key: &str, content: &str) -> Result<bool> {
+        let now = self.now_ms();
+        let tx = self.store.begin()?;
+        let created = tx.put_recall(namespace, key, content, now)?;
+        tx.commit_record_only()?;
+        Ok(created)
+    }
+
+    /// Forget a `memory_recall` fact; true when it existed.
+    pub fn recall_forget(&mut self, namespace: &str, key: &str) -> Result<bool> {
+        let tx = self.store.begin()?;
+        let existed = tx.forget_recall(namespace, key)?;
+        tx.commit_record_only()?;
+        Ok(existed)
+    }
+
     /// Counts and sizes.
     pub fn stats(&self) -> Result<Stats> {
         let db = self.store.path();

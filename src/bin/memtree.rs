@@ -72,6 +72,9 @@ enum BenchCmd {
         /// Where to write the JSON report.
         #[arg(long)]
         out: PathBuf,
+        /// Override a walk scorer weight, e.g. `--walk window=0.5` (repeatable).
+        #[arg(long = "walk")]
+        walk: Vec<String>,
     },
 }
 
@@ -174,11 +177,21 @@ fn open_options(cli: &Cli) -> Result<OpenOptions> {
     Ok(opts)
 }
 
-fn bench_recall(cli: &Cli, corpus: &Path, ks: &[usize], pooled: bool, systems: &[String], out: &Path) -> Result<()> {
-    let convs = locomo::read_locomo(corpus)?;
+struct RecallRun<'a> {
+    corpus: &'a Path,
+    ks: &'a [usize],
+    pooled: bool,
+    systems: &'a [String],
+    out: &'a Path,
+    walk: WalkParams,
+}
+
+fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
+    let (ks, out) = (r.ks, r.out);
+    let convs = locomo::read_locomo(r.corpus)?;
     let opts = open_options(cli)?;
     let work = tempfile::tempdir().context("temp dir for the harness stores")?;
-    let cfg = RecallConfig { ks: ks.to_vec(), pooled, systems: systems.to_vec(), walk: WalkParams::default() };
+    let cfg = RecallConfig { ks: ks.to_vec(), pooled: r.pooled, systems: r.systems.to_vec(), walk: r.walk };
     let pb = ProgressBar::new_spinner();
     let t = std::time::Instant::now();
     let report = memtree::eval::recall::run(&convs, work.path(), &opts, &cfg, |m| pb.set_message(m.to_string()))?;
@@ -215,8 +228,12 @@ fn bench_recall(cli: &Cli, corpus: &Path, ks: &[usize], pooled: bool, systems: &
 }
 
 fn run(cli: &Cli) -> Result<()> {
-    if let Cmd::Bench { what: BenchCmd::Recall { corpus, k, pooled, systems, out } } = &cli.cmd {
-        return bench_recall(cli, corpus, k, *pooled, systems, out);
+    if let Cmd::Bench { what: BenchCmd::Recall { corpus, k, pooled, systems, out, walk } } = &cli.cmd {
+        let mut wp = WalkParams::default();
+        for kv in walk {
+            wp.set(kv).map_err(anyhow::Error::msg)?;
+        }
+        return bench_recall(cli, &RecallRun { corpus, ks: k, pooled: *pooled, systems, out, walk: wp });
     }
     let dir = match &cli.store {
         Some(d) => d.clone(),

@@ -105,6 +105,15 @@ impl Tx<'_> {
     }
 }
 
+impl Tx<'_> {
+    /// Commit without bumping the generation: for writes the full-text index does not
+    /// reflect (the `memory_recall` facts), so the index stays in step.
+    pub fn commit_record_only(self) -> Result<()> {
+        self.tx.commit()?;
+        Ok(())
+    }
+}
+
 fn read_generation(conn: &Connection) -> Result<u64> {
     let v: String = conn.query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| r.get(0))?;
     v.parse().map_err(|_| Error::Corrupt { what: "meta.generation".into(), reason: format!("not a number: {v:?}") })

@@ -51,6 +51,17 @@ pub trait RecallReads: Reader {
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
+
+    /// Every fact, by namespace then key.
+    fn recall_all(&self) -> Result<Vec<RecallRow>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT namespace, key, content, updated_ms FROM recall ORDER BY namespace, key")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(RecallRow { namespace: r.get(0)?, key: r.get(1)?, content: r.get(2)?, updated_ms: r.get(3)? })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
 }
 
 impl<R: Reader> RecallReads for R {}

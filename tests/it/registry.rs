@@ -352,6 +352,27 @@ fn any_id() -> impl Strategy<Value = String> {
     prop_oneof![(kind, tail).prop_map(|(k, t)| format!("{k}:{t}")), any::<String>()]
 }
 
+/// Two ids: unrelated, or the second a near miss of the first (the same tail up to case,
+/// separators or a trailing character), the pairs a lossy slug would merge.
+fn id_pair() -> impl Strategy<Value = (String, String)> {
+    any_id().prop_flat_map(|a| {
+        let (kind, tail) = a.split_once(':').unwrap_or(("person", a.as_str()));
+        let near = [
+            tail.to_uppercase(),
+            tail.replace('_', "/"),
+            tail.replace(['.', '-'], "_"),
+            format!("{tail}_"),
+            format!("{tail}\0"),
+            format!(".{tail}"),
+            format!("_{tail}"),
+            format!("{tail}é"),
+        ]
+        .map(|t| format!("{kind}:{t}"))
+        .to_vec();
+        (Just(a), prop_oneof![any_id(), prop::sample::select(near)])
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 256,
@@ -361,7 +382,7 @@ proptest! {
     })]
 
     #[test]
-    fn registry_arbitrary_ids_error_or_stay_inside_the_root(a in any_id(), b in any_id()) {
+    fn registry_arbitrary_ids_error_or_stay_inside_the_root((a, b) in id_pair()) {
         let (_dir, reg) = open();
         let mut placed = Vec::new();
         for raw in [&a, &b] {

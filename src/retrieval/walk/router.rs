@@ -106,7 +106,9 @@ pub fn walk(mem: &Memory, args: &WalkArgs, scope: &Scope) -> Result<QueryRespons
                 let c = coverage(&s)?;
                 top.push((s, c, "occurrence_global"));
             }
-            top.sort_by(|a, b| b.1.cmp(&a.1));
+            if args.params.occurrence_reorder {
+                top.sort_by(|a, b| b.1.cmp(&a.1));
+            }
             ranked = top;
         }
         Branch::Local => {
@@ -118,22 +120,33 @@ pub fn walk(mem: &Memory, args: &WalkArgs, scope: &Scope) -> Result<QueryRespons
                 let c = coverage(&s)?;
                 loc.push((s, c, "local"));
             }
-            // Coverage, then relevance, then recency, then id.
-            loc.sort_by(|a, b| {
-                b.1.cmp(&a.1)
-                    .then(b.0.score.total_cmp(&a.0.score))
-                    .then(b.0.node.time_end_ms.cmp(&a.0.node.time_end_ms))
-                    .then(a.0.node.node_id.cmp(&b.0.node.node_id))
-            });
-            ranked = loc;
-            // Fewer local hits than asked: the global ranking fills the rest.
-            ranked.extend(outside.into_iter().map(|s| (s, 0, "global_fill")));
+            if args.params.local_coverage_first {
+                // Coverage, then relevance, then recency, then id.
+                loc.sort_by(|a, b| {
+                    b.1.cmp(&a.1)
+                        .then(b.0.score.total_cmp(&a.0.score))
+                        .then(b.0.node.time_end_ms.cmp(&a.0.node.time_end_ms))
+                        .then(a.0.node.node_id.cmp(&b.0.node.node_id))
+                });
+                ranked = loc;
+                // Fewer local hits than asked: the global ranking fills the rest.
+                ranked.extend(outside.into_iter().map(|s| (s, 0, "global_fill")));
+            } else {
+                // Intersection hits earn a bonus per covered entity, then everything competes.
+                for (s, c, _) in loc.iter_mut() {
+                    s.score += args.params.coverage_bonus * *c as f64;
+                }
+                ranked = loc;
+                ranked.extend(outside.into_iter().map(|s| (s, 0, "global")));
+                ranked.sort_by(|a, b| b.0.score.total_cmp(&a.0.score).then_with(|| a.0.node.node_id.cmp(&b.0.node.node_id)));
+            }
         }
     }
     let total = ranked.len();
     let mut hits = Vec::with_capacity(k.min(total));
     for (s, cov, from) in ranked.into_iter().take(k) {
-        let score = if branch == Branch::Local && from == "local" { cov as f64 + s.score } else { s.score };
+        let score =
+            if branch == Branch::Local && from == "local" && args.params.local_coverage_first { cov as f64 + s.score } else { s.score };
         let mut h = to_hit(mem, &s.node, score)?;
         h.explain = Some(json!({
             "branch": branch.as_str(),

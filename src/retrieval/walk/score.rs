@@ -28,11 +28,49 @@ pub struct WalkParams {
     pub speaker: f64,
     /// Share of the dense signal in the fused score (0 = lexical only).
     pub dense: f64,
+    /// Occurrence-ranked global branch reorders its top 2k by query-entity coverage (the
+    /// SPEC §5 baseline); off = keep the fused order.
+    pub occurrence_reorder: bool,
+    /// Local branch ranks intersection hits by coverage before relevance (SPEC §5); off =
+    /// intersection hits get `coverage_bonus` per covered entity added to their score.
+    pub local_coverage_first: bool,
+    /// Score added per covered query entity when `local_coverage_first` is off.
+    pub coverage_bonus: f64,
+}
+
+impl WalkParams {
+    /// Set one weight by name (`window=0.5`); for experiments from the command line.
+    pub fn set(&mut self, kv: &str) -> Result<(), String> {
+        let (k, v) = kv.split_once('=').ok_or_else(|| format!("expected key=value, got {kv:?}"))?;
+        let num = || v.parse::<f64>().map_err(|e| format!("{k}: {e}"));
+        let flag = || v.parse::<bool>().map_err(|e| format!("{k}: {e}"));
+        match k {
+            "candidates" => self.candidates = num()? as usize,
+            "window" => self.window = num()?,
+            "parent" => self.parent = num()?,
+            "speaker" => self.speaker = num()?,
+            "dense" => self.dense = num()?,
+            "occurrence_reorder" => self.occurrence_reorder = flag()?,
+            "local_coverage_first" => self.local_coverage_first = flag()?,
+            "coverage_bonus" => self.coverage_bonus = num()?,
+            _ => return Err(format!("unknown walk parameter {k:?}")),
+        }
+        Ok(())
+    }
 }
 
 impl Default for WalkParams {
     fn default() -> Self {
-        WalkParams { candidates: 200, window: 1.0, parent: 0.3, speaker: 0.1, dense: 0.5 }
+        WalkParams {
+            candidates: 200,
+            window: 1.0,
+            parent: 0.3,
+            speaker: 0.1,
+            dense: 0.5,
+            occurrence_reorder: true,
+            local_coverage_first: true,
+            coverage_bonus: 0.0,
+        }
     }
 }
 

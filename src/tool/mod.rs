@@ -1,0 +1,236 @@
+//! The `memory_tree` tool: one JSON object in (`mode` picks the primitive), JSON out. A
+//! typed [`Request`] for Rust callers, [`call_json`] for tool calls straight from an LLM,
+//! the published JSON Schema, and the separate `memory_recall` key–value tool.
+
+mod args;
+mod recall;
+mod schema;
+mod spec;
+
+pub use recall::{RecallHit, RecallRequest, memory_recall, memory_recall_json};
+pub use schema::{memory_recall_schema, memory_tree_schema};
+pub use spec::{MODE_NAMES, MODES};
+
+use crate::error::{Error, Result};
+use crate::ingest::Document;
+use crate::memory::Memory;
+use crate::retrieval::{
+    CoverWindowArgs, DrillDownArgs, EntityMatch, FetchLeavesArgs, QueryResponse, QuerySourceArgs, RetrievalHit, Scope,
+    SearchEntitiesArgs, WalkArgs, WalkParams, cover_window, drill_down, fetch_leaves, query_source, search_entities,
+    walk,
+};
+use crate::types::{EntityKind, SourceKind};
+use args::{Args, truncate};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Largest JSON input accepted by [`call_json`] (a 50 MB document plus envelope).
+pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
+
+/// One `memory_tree` call, typed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    SearchEntities(SearchEntitiesArgs),
+    QuerySource(QuerySourceArgs),
+    DrillDown(DrillDownArgs),
+    CoverWindow(CoverWindowArgs),
+    FetchLeaves(FetchLeavesArgs),
+    IngestDocument(Document),
+    Walk(WalkArgs),
+}
+
+/// Confirmation of `ingest_document`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IngestConfirmation {
+    pub status: &'static str,
+    pub source_id: String,
+    pub leaves: usize,
+    pub summaries: usize,
+    /// Leaves of the earlier version that were replaced (0 when new).
+    pub replaced_leaves: usize,
+    pub message: String,
+}
+
+/// What a call returns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Response {
+    /// `search_entities`.
+    Entities(Vec<EntityMatch>),
+    /// `query_source`, `drill_down`, `cover_window`, `walk`.
+    Query(QueryResponse),
+    /// `fetch_leaves`.
+    Leaves(Vec<RetrievalHit>),
+    /// `ingest_document`.
+    Ingested(IngestConfirmation),
+}
+
+fn invalid(message: String) -> Error {
+    Error::InvalidRequest { message }
+}
+
+fn source_kind(a: &Args<'_>, name: &str) -> Result<Option<SourceKind>> {
+    match a.opt_str(name)? {
+        None => Ok(None),
+        Some(s) => SourceKind::parse(s.trim())
+            .map(Some)
+            .ok_or_else(|| a.err(&format!("`{name}` must be chat, email or document, got `{}`", truncate(&s)))),
+    }
+}
+
+impl Request {
+    /// Parse a tool call. Errors are the exact strings of SPEC §3 for `mode`, and name the
+    /// mode and the field otherwise.
+    pub fn from_json(v: &Value) -> Result<Request> {
+        let Value::Object(obj) = v else {
+            return Err(invalid(format!("memory_tree: the input must be a JSON object, got {}", args::kind(v))));
+        };
+        let Some(Value::String(mode)) = obj.get("mode") else {
+            return Err(invalid("memory_tree: `mode` is required".into()));
+        };
+        let Some(spec) = spec::mode_spec(mode) else {
+            return Err(invalid(format!(
+                "memory_tree: unknown mode `{}`. Valid: {}",
+                truncate(mode),
+                MODE_NAMES.join(", ")
+            )));
+        };
+        let a = Args::new("memory_tree", spec, mode, obj)?;
+        let limit = || a.int("limit").map(|x| x as usize);
+        Ok(match spec.mode {
+            "search_entities" => {
+                let kinds = a
+                    .str_array("kinds")?
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|k| {
+                        EntityKind::parse(k.trim().to_ascii_lowercase().as_str())
+                            .ok_or_else(|| a.err(&format!("`kinds`: unknown entity kind `{}`", truncate(k))))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Request::SearchEntities(SearchEntitiesArgs { query: a.str("query")?, kinds, limit: limit()? })
+            }
+            "query_source" => Request::QuerySource(QuerySourceArgs {
+                source_id: a.opt_str("source_id")?.filter(|s| !s.trim().is_empty()),
+                source_kind: source_kind(&a, "source_kind")?,
+                time_window_days: a.opt_positive("time_window_days")?,
+                query: a.opt_str("query")?,
+                limit: limit()?,
+            }),
+            "drill_down" => {
+                if a.raw_int("max_depth")? == Some(0) {
+                    return Err(a.err("`max_depth` must be at least 1, got 0"));
+                }
+                Request::DrillDown(DrillDownArgs {
+                    node_id: a.str("node_id")?,
+                    max_depth: a.int("max_depth")? as u32,
+                    query: a.opt_str("query")?,
+                    limit: limit()?,
+                })
+            }
+            "cover_window" => {
+                let since = a.raw_int("since_ms")?.ok_or_else(|| a.err("`since_ms` is required"))?;
+                let until = a.raw_int("until_ms")?.ok_or_else(|| a.err("`until_ms` is required"))?;
+                if until < since {
+                    return Err(a.err(&format!("`until_ms` ({until}) is before `since_ms` ({since})")));
+                }
+                Request::CoverWindow(CoverWindowArgs {
+                    since_ms: since,
+                    until_ms: until,
+                    source_id: a.opt_str("source_id")?.filter(|s| !s.trim().is_empty()),
+                    source_kind: source_kind(&a, "source_kind")?,
+                    limit: limit()?,
+                })
+            }
+            "fetch_leaves" => Request::FetchLeaves(FetchLeavesArgs {
+                chunk_ids: a.str_array_prefix("chunk_ids", crate::retrieval::FETCH_LEAVES_MAX)?,
+            }),
+            "ingest_document" => Request::IngestDocument(Document {
+                source_id: a.non_blank("source_id")?.trim().into(),
+                title: a.non_blank("title")?,
+                body: a.non_blank("body")?,
+                modified_ms: 0,
+                source_ref: a.opt_str("source_ref")?,
+                provider: a.opt_str("provider")?,
+            }),
+            "walk" => Request::Walk(WalkArgs {
+                query: a.non_blank("query")?,
+                limit: limit()?,
+                max_hops: a.int("max_hops")? as u32,
+                time_window_days: a.opt_positive("time_window_days")?,
+                params: WalkParams::default(),
+            }),
+            other => unreachable!("mode_spec only returns table modes, got {other}"),
+        })
+    }
+
+    /// True for the one mode that writes.
+    pub fn is_write(&self) -> bool {
+        matches!(self, Request::IngestDocument(_))
+    }
+}
+
+/// Run a typed request. `scope` is the host's gate (SPEC §1), applied by every read mode.
+pub fn call(mem: &mut Memory, req: Request, scope: &Scope) -> Result<Response> {
+    Ok(match req {
+        Request::SearchEntities(a) => Response::Entities(search_entities(mem, &a, scope)?),
+        Request::QuerySource(a) => Response::Query(query_source(mem, &a, scope)?),
+        Request::DrillDown(a) => Response::Query(drill_down(mem, &a, scope)?),
+        Request::CoverWindow(a) => Response::Query(cover_window(mem, &a, scope)?),
+        Request::FetchLeaves(a) => Response::Leaves(fetch_leaves(mem, &a, scope)?),
+        Request::Walk(a) => Response::Query(walk(mem, &a, scope)?),
+        Request::IngestDocument(mut d) => {
+            if d.modified_ms == 0 {
+                d.modified_ms = mem.now_ms();
+            }
+            let source_id = d.source_id.0.clone();
+            let r = mem.ingest_document(d)?;
+            let message = if r.removed > 0 {
+                format!("replaced document `{source_id}`: {} leaves written ({} replaced)", r.leaves, r.removed)
+            } else {
+                format!("ingested document `{source_id}`: {} leaves written", r.leaves)
+            };
+            Response::Ingested(IngestConfirmation {
+                status: "ok",
+                source_id,
+                leaves: r.leaves,
+                summaries: r.summaries,
+                replaced_leaves: r.removed,
+                message,
+            })
+        }
+    })
+}
+
+/// Run a read-only request on a shared `Memory` (an `ingest_document` request is refused).
+pub fn call_read(mem: &Memory, req: Request, scope: &Scope) -> Result<Response> {
+    Ok(match req {
+        Request::SearchEntities(a) => Response::Entities(search_entities(mem, &a, scope)?),
+        Request::QuerySource(a) => Response::Query(query_source(mem, &a, scope)?),
+        Request::DrillDown(a) => Response::Query(drill_down(mem, &a, scope)?),
+        Request::CoverWindow(a) => Response::Query(cover_window(mem, &a, scope)?),
+        Request::FetchLeaves(a) => Response::Leaves(fetch_leaves(mem, &a, scope)?),
+        Request::Walk(a) => Response::Query(walk(mem, &a, scope)?),
+        Request::IngestDocument(_) => {
+            return Err(invalid("memory_tree: ingest_document: this handle is read-only".into()));
+        }
+    })
+}
+
+/// The tool's one JSON entry point: parse `input`, run it, return the result as JSON.
+pub fn call_json(mem: &mut Memory, input: &str, scope: &Scope) -> Result<Value> {
+    let v = parse_input("memory_tree", input)?;
+    let req = Request::from_json(&v)?;
+    Ok(serde_json::to_value(call(mem, req, scope)?)?)
+}
+
+/// Parse a tool input, refusing oversized or malformed JSON with a clear message.
+pub(crate) fn parse_input(tool: &str, input: &str) -> Result<Value> {
+    if input.len() > MAX_INPUT_BYTES {
+        return Err(invalid(format!("{tool}: the input is {} bytes, more than the {MAX_INPUT_BYTES} accepted", input.len())));
+    }
+    if input.trim().is_empty() {
+        return Err(invalid(format!("{tool}: the input is empty; expected a JSON object")));
+    }
+    serde_json::from_str(input).map_err(|e| invalid(format!("{tool}: invalid JSON: {e}")))
+}
