@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memtree::embed::{FastEmbedder, ModelPaths};
 use memtree::eval::recall::RecallConfig;
 use memtree::ingest::import::{locomo, read_chat_jsonl, read_markdown_dir};
-use memtree::retrieval::WalkParams;
+use memtree::retrieval::{Scope, WalkParams};
 use memtree::{IngestReport, Memory, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,6 +41,22 @@ enum Cmd {
         format: Format,
         /// File or folder to import.
         path: PathBuf,
+    },
+    /// One `memory_tree` call: the JSON object as argument, or on stdin when absent.
+    Tool {
+        /// The call, e.g. '{"mode":"walk","query":"..."}'.
+        json: Option<String>,
+        /// Print the tool's JSON Schema instead.
+        #[arg(long)]
+        schema: bool,
+    },
+    /// One `memory_recall` call (JSON argument or stdin).
+    Recall {
+        /// The call, e.g. '{"op":"put","namespace":"global","key":"theme","content":"dark"}'.
+        json: Option<String>,
+        /// Print the tool's JSON Schema instead.
+        #[arg(long)]
+        schema: bool,
     },
     /// Counts of sources, trees, leaves, summaries per level, entities, edges and sizes.
     Stats,
@@ -227,7 +243,24 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
     Ok(())
 }
 
+/// The JSON argument, or all of stdin when absent.
+fn json_arg(arg: &Option<String>) -> Result<String> {
+    match arg {
+        Some(s) => Ok(s.clone()),
+        None => {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).context("reading the call from stdin")?;
+            Ok(s)
+        }
+    }
+}
+
 fn run(cli: &Cli) -> Result<()> {
+    match &cli.cmd {
+        Cmd::Tool { schema: true, .. } => return print(cli, &memtree::tool::memory_tree_schema()),
+        Cmd::Recall { schema: true, .. } => return print(cli, &memtree::tool::memory_recall_schema()),
+        _ => {}
+    }
     if let Cmd::Bench { what: BenchCmd::Recall { corpus, k, pooled, systems, out, walk } } = &cli.cmd {
         let mut wp = WalkParams::default();
         for kv in walk {
@@ -249,6 +282,16 @@ fn run(cli: &Cli) -> Result<()> {
                 &serde_json::json!({"sources": r.sources, "leaves": r.leaves, "summaries": r.summaries,
                 "duplicates": r.duplicates, "removed": r.removed}),
             )?;
+        }
+        Cmd::Tool { json, .. } => {
+            let input = json_arg(json)?;
+            let out = memtree::tool::call_json(&mut mem, &input, &Scope::all())?;
+            print(cli, &out)?;
+        }
+        Cmd::Recall { json, .. } => {
+            let input = json_arg(json)?;
+            let out = memtree::tool::memory_recall_json(&mut mem, &input)?;
+            print(cli, &out)?;
         }
         Cmd::Stats => print(cli, &serde_json::to_value(mem.stats()?)?)?,
         Cmd::Reindex => {

@@ -325,7 +325,7 @@ fn slug_for(id: &EntityId) -> Result<(EntityKind, String)> {
     }
     // A verbatim slug never ends like a hashed one, so a hostile id cannot spell out the file
     // of another (`person:alice-<hash of person:Alice>`).
-    if looks_hashed(&slug) || is_windows_reserved(&slug) {
+    if slug != tail || looks_hashed(&slug) || is_windows_reserved(&slug) {
         slug.push('-');
         slug.push_str(&blake3::hash(full.as_bytes()).to_hex()[..HASH_HEX]);
     }
@@ -546,16 +546,19 @@ fn render(rec: &EntityRecord, extras: &Mapping) -> Result<String> {
     Ok(text)
 }
 
+/// [`Error::Corrupt`] naming the entity file at `path`.
 fn corrupt(path: &Path, reason: impl Into<String>) -> Error {
     Error::Corrupt { what: format!("entity file {}", path.display()), reason: reason.into() }
 }
 
 // ---- time ---------------------------------------------------------------------------------
 
+/// The wall clock as RFC 3339 UTC, to the second (what a person reads in the front matter).
 fn rfc3339_now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
+/// Epoch milliseconds as RFC 3339 UTC, to the second.
 fn rfc3339_ms(ms: i64) -> Result<String> {
     chrono::DateTime::from_timestamp_millis(ms)
         .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))

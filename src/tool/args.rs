@@ -16,7 +16,12 @@ pub struct Args<'a> {
 impl<'a> Args<'a> {
     /// Check that every key is known to the mode (`mode` itself aside) and every required
     /// field is present.
-    pub fn new(tool: &'static str, spec: &'static ModeSpec, mode: &'a str, obj: &'a Map<String, Value>) -> Result<Self> {
+    pub fn new(
+        tool: &'static str,
+        spec: &'static ModeSpec,
+        mode: &'a str,
+        obj: &'a Map<String, Value>,
+    ) -> Result<Self> {
         let a = Args { tool, spec, mode, obj };
         for k in obj.keys() {
             if k != "mode" && !spec.fields.iter().any(|f| f.name == k) {

@@ -227,7 +227,10 @@ pub fn call_json(mem: &mut Memory, input: &str, scope: &Scope) -> Result<Value> 
 /// Parse a tool input, refusing oversized or malformed JSON with a clear message.
 pub(crate) fn parse_input(tool: &str, input: &str) -> Result<Value> {
     if input.len() > MAX_INPUT_BYTES {
-        return Err(invalid(format!("{tool}: the input is {} bytes, more than the {MAX_INPUT_BYTES} accepted", input.len())));
+        return Err(invalid(format!(
+            "{tool}: the input is {} bytes, more than the {MAX_INPUT_BYTES} accepted",
+            input.len()
+        )));
     }
     if input.trim().is_empty() {
         return Err(invalid(format!("{tool}: the input is empty; expected a JSON object")));

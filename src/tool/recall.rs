@@ -43,7 +43,9 @@ fn err(m: String) -> Error {
 pub fn check_namespace(ns: &str) -> Result<()> {
     let ok = matches!(ns, "global" | "background" | "autocomplete")
         || ns.strip_prefix("skill-").is_some_and(|id| {
-            !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+            !id.is_empty()
+                && id.len() <= 64
+                && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
         });
     if ok {
         Ok(())
@@ -145,8 +147,10 @@ pub fn memory_recall(mem: &mut Memory, req: RecallRequest) -> Result<Value> {
             if q.is_empty() || rows.is_empty() {
                 return Ok(Value::Array(Vec::new()));
             }
-            let docs: Vec<HashSet<String>> =
-                rows.iter().map(|r| content_words(&format!("{} {}", r.key.replace(['_', '-', '.'], " "), r.content)).collect()).collect();
+            let docs: Vec<HashSet<String>> = rows
+                .iter()
+                .map(|r| content_words(&format!("{} {}", r.key.replace(['_', '-', '.'], " "), r.content)).collect())
+                .collect();
             let mut df: HashMap<&str, usize> = HashMap::new();
             for d in &docs {
                 for w in d {
@@ -173,7 +177,9 @@ pub fn memory_recall(mem: &mut Memory, req: RecallRequest) -> Result<Value> {
                     })
                 })
                 .collect();
-            hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| (&a.namespace, &a.key).cmp(&(&b.namespace, &b.key))));
+            hits.sort_by(|a, b| {
+                b.score.total_cmp(&a.score).then_with(|| (&a.namespace, &a.key).cmp(&(&b.namespace, &b.key)))
+            });
             hits.truncate(limit);
             Ok(serde_json::to_value(hits)?)
         }

@@ -2,4 +2,5 @@
 
 mod common;
 mod registry;
+mod tool;
 mod tree;

@@ -138,15 +138,20 @@ pub fn walk(mem: &Memory, args: &WalkArgs, scope: &Scope) -> Result<QueryRespons
                 }
                 ranked = loc;
                 ranked.extend(outside.into_iter().map(|s| (s, 0, "global")));
-                ranked.sort_by(|a, b| b.0.score.total_cmp(&a.0.score).then_with(|| a.0.node.node_id.cmp(&b.0.node.node_id)));
+                ranked.sort_by(|a, b| {
+                    b.0.score.total_cmp(&a.0.score).then_with(|| a.0.node.node_id.cmp(&b.0.node.node_id))
+                });
             }
         }
     }
     let total = ranked.len();
     let mut hits = Vec::with_capacity(k.min(total));
     for (s, cov, from) in ranked.into_iter().take(k) {
-        let score =
-            if branch == Branch::Local && from == "local" && args.params.local_coverage_first { cov as f64 + s.score } else { s.score };
+        let score = if branch == Branch::Local && from == "local" && args.params.local_coverage_first {
+            cov as f64 + s.score
+        } else {
+            s.score
+        };
         let mut h = to_hit(mem, &s.node, score)?;
         h.explain = Some(json!({
             "branch": branch.as_str(),
