@@ -7,6 +7,12 @@ use std::collections::{BTreeSet, HashMap};
 /// Longest surface, in words, the gazetteer matches.
 const MAX_WORDS: usize = 5;
 
+/// The entities one surface names.
+pub type Named = BTreeSet<(EntityKind, EntityId)>;
+
+/// One gazetteer match: first word, number of words, the entities named.
+pub type Match<'a> = (usize, usize, &'a Named);
+
 /// Known surfaces. Keys are lower-cased, white-space-folded word sequences.
 #[derive(Debug, Clone, Default)]
 pub struct Gazetteer {
@@ -62,7 +68,7 @@ impl Gazetteer {
         &'a self,
         words: &[&str],
         accept: impl Fn(usize) -> bool,
-    ) -> Vec<(usize, usize, &'a BTreeSet<(EntityKind, EntityId)>)> {
+    ) -> Vec<Match<'a>> {
         let mut out = Vec::new();
         let mut i = 0;
         while i < words.len() {

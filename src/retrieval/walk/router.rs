@@ -107,7 +107,7 @@ pub fn walk(mem: &Memory, args: &WalkArgs, scope: &Scope) -> Result<QueryRespons
                 top.push((s, c, "occurrence_global"));
             }
             if args.params.occurrence_reorder {
-                top.sort_by(|a, b| b.1.cmp(&a.1));
+                top.sort_by_key(|t| std::cmp::Reverse(t.1));
             }
             ranked = top;
         }
