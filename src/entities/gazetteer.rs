@@ -64,11 +64,7 @@ impl Gazetteer {
     /// Greedy longest-match over `words` (already split, possessives stripped): returns
     /// `(start, len, matches)` for every match, left to right, non-overlapping. `accept`
     /// decides whether a word may start/continue a match (e.g. only capitalised words).
-    pub fn scan<'a>(
-        &'a self,
-        words: &[&str],
-        accept: impl Fn(usize) -> bool,
-    ) -> Vec<Match<'a>> {
+    pub fn scan<'a>(&'a self, words: &[&str], accept: impl Fn(usize) -> bool) -> Vec<Match<'a>> {
         let mut out = Vec::new();
         let mut i = 0;
         while i < words.len() {
