@@ -4,13 +4,14 @@
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::embed::{Embedder, VectorMatrix};
-use crate::entities::{Extractor, Gazetteer};
+use crate::entities::{Extractor, Gazetteer, Registry};
 use crate::error::{Error, Result};
 use crate::index::{FullTextIndex, IndexDoc};
 use crate::ingest::{Document, IngestReport, Item, WriteBatch};
 use crate::store::{EntityReads, NodeReads, StatsReads, Store, StoreCounts, TopicReads, Tx, VectorReads};
 use crate::tree::{ExtractiveSummariser, Summariser};
 use crate::types::{NodeId, SourceId, TreeId};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -78,6 +79,12 @@ pub struct Memory {
     gazetteer: Gazetteer,
     vectors: Option<VectorMatrix>,
     opened: OpenReport,
+    registry: Registry,
+    /// Registry aliases as a gazetteer, with the vault fingerprint they were read at: the
+    /// vault is the source of truth, so a hand edit is picked up at the next lookup.
+    aliases: RefCell<((usize, u128, u64), Gazetteer)>,
+    /// The vault fingerprint the write-path gazetteer was built at.
+    gazetteer_fp: (usize, u128, u64),
 }
 
 impl Memory {
@@ -94,7 +101,11 @@ impl Memory {
         // The index first: its writer lock is the store's single-writer lock.
         let index = FullTextIndex::open(&dir)?;
         let store = Store::open(&dir)?;
+        let registry = Registry::open(&dir.join(CONTENT_DIR))?;
         let mut mem = Memory {
+            registry,
+            aliases: RefCell::new(((usize::MAX, 0, 0), Gazetteer::new())),
+            gazetteer_fp: (usize::MAX, 0, 0),
             dir,
             vectors: opts.embedder.as_ref().map(|e| VectorMatrix::new(e.dim())),
             opts,
@@ -158,8 +169,25 @@ impl Memory {
         self.opts.clock.now_ms()
     }
 
+    /// The entity registry (Markdown files under the content root).
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Run `f` with the registry's aliases as a gazetteer, re-reading the vault first when
+    /// its files changed since the last look.
+    pub fn with_aliases<T>(&self, f: impl FnOnce(&Gazetteer) -> T) -> T {
+        let fp = self.registry.fingerprint();
+        let mut cache = self.aliases.borrow_mut();
+        if cache.0 != fp {
+            *cache = (fp, alias_gazetteer(&self.registry));
+        }
+        f(&cache.1)
+    }
+
     fn load_gazetteer(&mut self) -> Result<()> {
-        let mut g = Gazetteer::new();
+        self.gazetteer_fp = self.registry.fingerprint();
+        let mut g = alias_gazetteer(&self.registry);
         for e in self.store.all_entities()? {
             g.insert(e.kind, &e.surface, &e.entity_id);
             // The id's own surface too: "person:caroline" is findable as "caroline".
@@ -310,6 +338,10 @@ impl Memory {
     /// and the in-memory updates. On any error the transaction rolls back and the derived
     /// state is reloaded from the store.
     fn write(&mut self, f: impl FnOnce(&mut WriteBatch<'_, '_>) -> Result<()>) -> Result<IngestReport> {
+        // A registry edited by hand since the last write: its aliases apply from now on.
+        if self.registry.fingerprint() != self.gazetteer_fp {
+            self.load_gazetteer()?;
+        }
         let now = self.now_ms();
         let age = self.opts.config.flush_age_ms;
         let due: Vec<TreeId> = self
@@ -409,6 +441,22 @@ impl Memory {
             embedder: self.opts.embedder.as_ref().map(|e| e.name().to_string()),
         })
     }
+}
+
+/// The registry's names (display name, aliases, handle values) → their entity ids.
+/// Unreadable files are skipped: the vault must never stop the engine.
+fn alias_gazetteer(registry: &Registry) -> Gazetteer {
+    let mut g = Gazetteer::new();
+    for r in registry.all().unwrap_or_default() {
+        g.insert(r.kind, &r.display_name, &r.id);
+        for a in &r.aliases {
+            g.insert(r.kind, a, &r.id);
+        }
+        for h in &r.handles {
+            g.insert(r.kind, &h.value, &r.id);
+        }
+    }
+    g
 }
 
 /// Delete a source's rows inside the batch; returns how many leaves went.

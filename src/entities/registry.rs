@@ -254,6 +254,31 @@ impl Registry {
     /// Every parseable record at its canonical path, sorted by id. Files that do not parse
     /// (or cannot be read, or sit at a path that is not their id's) are skipped, not fatal.
     pub fn all(&self) -> Result<Vec<EntityRecord>> {
+        self.all_records()
+    }
+
+    /// A cheap summary of the vault's state (file count, newest modification, total size):
+    /// when it changes, something was added, edited or removed by hand.
+    pub fn fingerprint(&self) -> (usize, u128, u64) {
+        let mut fp = (0usize, 0u128, 0u64);
+        let Ok(kinds) = std::fs::read_dir(&self.root) else { return fp };
+        for k in kinds.flatten() {
+            let Ok(files) = std::fs::read_dir(k.path()) else { continue };
+            for f in files.flatten() {
+                if let Ok(m) = f.metadata() {
+                    let t = m
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or(0, |d| d.as_nanos());
+                    fp = (fp.0 + 1, fp.1.max(t), fp.2 + m.len());
+                }
+            }
+        }
+        fp
+    }
+
+    fn all_records(&self) -> Result<Vec<EntityRecord>> {
         self.scan(None)
     }
 

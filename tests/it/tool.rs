@@ -417,3 +417,27 @@ fn cover_window_limit_does_not_starve_a_source() {
     sorted.sort();
     assert_eq!(starts, sorted, "ordered by time");
 }
+
+#[test]
+fn registry_aliases_resolve_at_ingest_and_at_query_time() {
+    let (fx, mut mem) = fixture();
+    // An alias added to the vault (as a user would in Obsidian) resolves at the next lookup.
+    let mut rec = memtree::entities::EntityRecord::new("person:dana".into(), memtree::EntityKind::Person, "Dana");
+    rec.aliases = vec!["D-Bird".into()];
+    mem.registry().put(&rec).unwrap();
+    assert_eq!(mem.registry().all().unwrap().len(), 1, "{:?}", mem.registry().fingerprint());
+    let v = run(&mut mem, json!({"mode": "walk", "query": "what did d-bird book?"}), &Scope::all());
+    assert_eq!(v["hits"][0]["explain"]["query_entities"], json!(["person:dana"]), "{v}");
+    // And at ingest: the alias in text becomes the canonical id.
+    mem.ingest(vec![chat("slack:#ops", "Erin", T0 + 30 * HOUR, "Thanks D-Bird for the booking")]).unwrap();
+    let leaves: Vec<_> = mem
+        .store()
+        .tree_nodes(&memtree::TreeId::for_source(&"slack:#ops".into()))
+        .unwrap()
+        .into_iter()
+        .filter(|n| n.content.contains("D-Bird"))
+        .collect();
+    let ents = memtree::store::EntityReads::node_entities(mem.store(), &leaves[0].node_id).unwrap();
+    assert!(ents.iter().any(|e| e.0 == "person:dana"), "{ents:?}");
+    drop(fx);
+}

@@ -21,8 +21,10 @@ pub struct QueryAnalysis {
 
 /// Analyse `q` against the store's gazetteer.
 pub fn analyse_query(mem: &Memory, q: &str) -> QueryAnalysis {
-    let found =
-        mem.extractor().extract(q, mem.gazetteer(), ExtractOptions { case_insensitive: true, discover_names: false });
+    let opts = ExtractOptions { case_insensitive: true, discover_names: false };
+    let mut found = mem.extractor().extract(q, mem.gazetteer(), opts);
+    // Registry aliases added by hand resolve at once (the vault is the source of truth).
+    found.extend(mem.with_aliases(|g| mem.extractor().extract(q, g, opts)));
     let mut entities: Vec<EntityId> = found.iter().map(|m| m.id.clone()).collect();
     entities.sort();
     entities.dedup();
