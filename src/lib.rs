@@ -31,6 +31,7 @@ pub mod eval;
 pub mod graph;
 pub mod index;
 pub mod ingest;
+pub mod mcp;
 mod memory;
 pub mod retrieval;
 pub mod store;

@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use memtree::embed::{FastEmbedder, ModelPaths};
 use memtree::eval::recall::RecallConfig;
-use memtree::ingest::import::{locomo, read_chat_jsonl, read_markdown_dir};
+use memtree::ingest::import::{locomo, read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
 use memtree::retrieval::{Scope, WalkParams};
 use memtree::{IngestReport, Memory, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -62,6 +62,12 @@ enum Cmd {
     Stats,
     /// Rebuild the full-text index and vectors from the store.
     Reindex,
+    /// Serve the memory_tree and memory_recall tools over MCP on stdio (for an assistant host).
+    Mcp {
+        /// Only these tree scopes (source ids) are visible (repeatable; default: everything).
+        #[arg(long = "scope")]
+        scope: Vec<String>,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -102,6 +108,11 @@ enum Format {
     ChatJsonl,
     /// A folder of Markdown notes, one document each.
     Markdown,
+    /// An mbox mail file: one e-mail per message, each thread one source `mbox:<root id>`.
+    Mbox,
+    /// A Slack export folder (channels.json, users.json, <channel>/<day>.json): each channel
+    /// one chat source `slack:#<name>`.
+    Slack,
 }
 
 fn default_store() -> Result<PathBuf> {
@@ -153,6 +164,8 @@ fn ingest(mem: &mut Memory, format: Format, path: &Path) -> Result<IngestReport>
             }
             pb.finish_and_clear();
         }
+        Format::Mbox => ingest_items(mem, read_mbox(path)?, "e-mails", &mut total)?,
+        Format::Slack => ingest_items(mem, read_slack_export(path)?, "messages", &mut total)?,
         Format::Markdown => {
             let docs = read_markdown_dir(path)?;
             let pb = progress(docs.len() as u64, "documents");
@@ -167,6 +180,20 @@ fn ingest(mem: &mut Memory, format: Format, path: &Path) -> Result<IngestReport>
     // would have sealed them once the flush age passed.
     total.absorb(&mem.flush()?);
     Ok(total)
+}
+
+/// Ingest parsed items in batches with a progress bar.
+fn ingest_items(mem: &mut Memory, items: Vec<memtree::Item>, what: &str, total: &mut IngestReport) -> Result<()> {
+    let pb = progress(items.len() as u64, what);
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        let chunk: Vec<_> = items.by_ref().take(2000).collect();
+        let n = chunk.len() as u64;
+        total.absorb(&mem.ingest(chunk)?);
+        pb.inc(n);
+    }
+    pb.finish_and_clear();
+    Ok(())
 }
 
 /// Open options with the dense model when it can be loaded; says once on stderr when the
@@ -297,6 +324,10 @@ fn run(cli: &Cli) -> Result<()> {
         Cmd::Reindex => {
             mem.reindex()?;
             print(cli, &serde_json::to_value(mem.stats()?)?)?;
+        }
+        Cmd::Mcp { scope } => {
+            let scope = if scope.is_empty() { Scope::all() } else { Scope::only(scope.iter().cloned()) };
+            memtree::mcp::serve_stdio(mem, scope)?;
         }
         Cmd::Bench { .. } => unreachable!("handled above"),
     }

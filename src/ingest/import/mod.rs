@@ -1,13 +1,17 @@
-//! File importers: LoCoMo JSON, chat JSONL and a folder of Markdown notes. Each parses the
-//! whole input before anything is written, so a bad line fails the import with nothing
-//! half-written, and names the file and the line.
+//! File importers: LoCoMo JSON, chat JSONL, a folder of Markdown notes, an mbox mail file and
+//! a Slack export folder. Each parses the whole input before anything is written, so a bad
+//! line fails the import with nothing half-written, and names the file and the line.
 
 mod jsonl;
 pub mod locomo;
 mod markdown;
+mod mbox;
+mod slack;
 
 pub use jsonl::read_chat_jsonl;
 pub use markdown::read_markdown_dir;
+pub use mbox::read_mbox;
+pub use slack::read_slack_export;
 
 use crate::error::{Error, Result};
 use std::path::Path;

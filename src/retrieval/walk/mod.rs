@@ -5,7 +5,9 @@
 mod query;
 mod router;
 mod score;
+mod time;
 
 pub use query::{QueryAnalysis, analyse_query};
 pub use router::{Branch, WalkArgs, walk};
 pub use score::WalkParams;
+pub use time::time_window;

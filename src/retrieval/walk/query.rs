@@ -17,6 +17,8 @@ pub struct QueryAnalysis {
     pub lexical: String,
     /// The question as asked: what the dense model sees.
     pub raw: String,
+    /// A time window the question names ("last week", "in May 2023"), epoch ms.
+    pub window: Option<(i64, i64)>,
 }
 
 /// Analyse `q` against the store's gazetteer.
@@ -35,5 +37,6 @@ pub fn analyse_query(mem: &Memory, q: &str) -> QueryAnalysis {
         .collect();
     let words: Vec<String> = content_words(q).collect();
     let lexical = if words.is_empty() { q.to_string() } else { words.join(" ") };
-    QueryAnalysis { entities, people, lexical, raw: q.to_string() }
+    let window = super::time::time_window(q, mem.now_ms());
+    QueryAnalysis { entities, people, lexical, raw: q.to_string(), window }
 }

@@ -159,6 +159,7 @@ pub fn walk(mem: &Memory, args: &WalkArgs, scope: &Scope) -> Result<QueryRespons
             "query_entities": qa.entities.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
             "coverage": cov,
             "hops": hops_used,
+            "time_window": qa.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
             "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "fused": s.score},
         }));
         hits.push(h);

@@ -36,6 +36,14 @@ pub struct WalkParams {
     pub local_coverage_first: bool,
     /// Score added per covered query entity when `local_coverage_first` is off.
     pub coverage_bonus: f64,
+    /// Dense session signal from the mean of the parent's children vectors (true) or from
+    /// the parent summary's own vector (false).
+    pub parent_centroid: bool,
+    /// Multiplier applied once per better-ranked hit from the same parent (1 = off): spreads
+    /// the list over sessions, since evidence is spread over them.
+    pub session_decay: f64,
+    /// Boost for a leaf inside the time window the question names.
+    pub time_boost: f64,
 }
 
 impl WalkParams {
@@ -53,6 +61,9 @@ impl WalkParams {
             "occurrence_reorder" => self.occurrence_reorder = flag()?,
             "local_coverage_first" => self.local_coverage_first = flag()?,
             "coverage_bonus" => self.coverage_bonus = num()?,
+            "parent_centroid" => self.parent_centroid = flag()?,
+            "session_decay" => self.session_decay = num()?,
+            "time_boost" => self.time_boost = num()?,
             _ => return Err(format!("unknown walk parameter {k:?}")),
         }
         Ok(())
@@ -70,6 +81,9 @@ impl Default for WalkParams {
             occurrence_reorder: true,
             local_coverage_first: true,
             coverage_bonus: 0.0,
+            parent_centroid: false,
+            session_decay: 1.0,
+            time_boost: 0.2,
         }
     }
 }
@@ -109,6 +123,15 @@ pub fn score_leaves(
     };
     let mut cand: BTreeSet<NodeId> = bm25.keys().cloned().collect();
     cand.extend(extra.iter().cloned());
+    // A named time window brings its own best matches in (they get the time boost below).
+    let mut bm25 = bm25;
+    if let Some(w) = qa.window {
+        let inside = SearchFilter { window_ms: Some(w), ..leaves.clone() };
+        for (id, s) in searcher.bm25(&qa.lexical, &inside, params.candidates / 4)?.0 {
+            cand.insert(id.clone());
+            bm25.entry(id).or_insert(f64::from(s));
+        }
+    }
     if let Some((q, vectors)) = &dense {
         let allowed = |id: &str| id.starts_with('L');
         for (id, _) in vectors.top_k(q, params.candidates, allowed) {
@@ -161,6 +184,20 @@ pub fn score_leaves(
     let (sum_hits, _) = searcher.bm25(&qa.lexical, &summaries, 50)?;
     let parent_score = min_max(&sum_hits.into_iter().map(|(id, s)| (id, f64::from(s))).collect());
 
+    // Session vectors: the mean of each parent's children (or the parent's own vector).
+    let mut centroids: HashMap<NodeId, Option<Vec<f32>>> = HashMap::new();
+    if let Some((_, vectors)) = &dense
+        && params.parent_centroid
+    {
+        for n in &rows {
+            if let Some(p) = &n.parent_id
+                && !centroids.contains_key(p)
+            {
+                let sib = &parents[p];
+                centroids.insert(p.clone(), vectors.centroid(sib.iter().map(|x| x.as_str())));
+            }
+        }
+    }
     let mut lexical: HashMap<NodeId, f64> = HashMap::new();
     let mut dense_raw: HashMap<NodeId, f64> = HashMap::new();
     for n in &rows {
@@ -176,7 +213,15 @@ pub fn score_leaves(
                 nbs.iter().map(|x| f64::from(vectors.cosine(q, x.as_str()).unwrap_or(0.0))).sum::<f64>()
                     / nbs.len() as f64
             };
-            let par = n.parent_id.as_ref().and_then(|p| vectors.cosine(q, p.as_str())).map(f64::from).unwrap_or(0.0);
+            let par = match &n.parent_id {
+                Some(p) if params.parent_centroid => centroids
+                    .get(p)
+                    .and_then(|c| c.as_ref())
+                    .map(|c| c.iter().zip(q.iter()).map(|(a, b)| f64::from(a * b)).sum::<f64>())
+                    .unwrap_or(0.0),
+                Some(p) => vectors.cosine(q, p.as_str()).map(f64::from).unwrap_or(0.0),
+                None => 0.0,
+            };
             dense_raw.insert(n.node_id.clone(), own + 0.5 * nb + 0.5 * par);
         }
     }
@@ -190,11 +235,24 @@ pub fn score_leaves(
             let base = if dense.is_some() { (1.0 - params.dense) * l + params.dense * d } else { l };
             let p = n.parent_id.as_ref().and_then(|p| parent_score.get(p)).copied().unwrap_or(0.0);
             let speaker = n.author.as_ref().is_some_and(|a| qa.people.iter().any(|x| x.eq_ignore_ascii_case(a)));
-            let score = base + params.parent * p + if speaker { params.speaker } else { 0.0 };
+            let in_window = qa.window.is_some_and(|(a, b)| n.time_end_ms >= a && n.time_start_ms <= b);
+            let score = base
+                + params.parent * p
+                + if speaker { params.speaker } else { 0.0 }
+                + if in_window { params.time_boost } else { 0.0 };
             Scored { node: n, score, lexical: l, dense: d, parent: p, speaker }
         })
         .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.node.node_id.cmp(&b.node.node_id)));
+    if params.session_decay < 1.0 {
+        let mut seen: HashMap<Option<NodeId>, i32> = HashMap::new();
+        for s in out.iter_mut() {
+            let n = seen.entry(s.node.parent_id.clone()).or_default();
+            s.score *= params.session_decay.powi(*n);
+            *n += 1;
+        }
+        out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.node.node_id.cmp(&b.node.node_id)));
+    }
     Ok(out)
 }
 

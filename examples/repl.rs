@@ -1,0 +1,797 @@
+//! The memtree REPL: ask a store questions in plain words, run any `memory_tree` mode, browse
+//! the results as tables. `cargo run --release --example repl [-- --store DIR] [--demo]`.
+//!
+//! A plain line goes to `walk`; `:<mode> key=value ...` (or `:mode <mode> ...`) and a raw JSON
+//! line run any mode; `:help` lists the rest. With a terminal it has line editing, a history
+//! file in the store folder and tab completion; with stdin as a pipe it reads one command per
+//! line, prints results on stdout and notices on stderr, and stops at end of input.
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use clap::Parser;
+use memtree::embed::{FastEmbedder, ModelPaths};
+use memtree::ingest::import::{locomo, read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
+use memtree::retrieval::Scope;
+use memtree::tool::{self, MODE_NAMES, MODES, RecallRequest, Request};
+use memtree::{IngestReport, Item, Memory, OpenOptions};
+use rustyline::completion::{Completer, Pair};
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::validate::Validator;
+use rustyline::{Editor, Helper, history::DefaultHistory};
+use serde_json::{Map, Value, json};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "repl", about = "Ask a memtree store questions (plain lines go to `walk`; :help for more)")]
+struct Args {
+    /// Store directory (default: memtree/ under the platform's data directory, like the CLI).
+    #[arg(long)]
+    store: Option<PathBuf>,
+    /// Load the demo corpus into an empty store without asking (the only way when stdin is
+    /// not a terminal).
+    #[arg(long)]
+    demo: bool,
+    /// Folder with the embedding model (default: as the CLI finds it).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Run without the dense model.
+    #[arg(long)]
+    no_model: bool,
+}
+
+/// The demo corpus shipped beside this example.
+fn demo_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join("demo")
+}
+
+const COMMANDS: &[(&str, &str)] = &[
+    (":help", "this text"),
+    (":mode", "<mode> key=value ...   run any memory_tree mode (also :<mode> key=value ...)"),
+    (":drill", "ID|# [DEPTH]           children of a summary (drill_down)"),
+    (":leaves", "ID|# ...              full text of leaves (fetch_leaves)"),
+    (":entities", "NAME                  people, projects, hashtags, addresses (search_entities)"),
+    (":window", "FROM..TO [key=value]  what happened between two dates, e.g. 2023-05-01..2023-05-08"),
+    (":recall", "key=value ...         the memory_recall tool (op=search|put|forget|list)"),
+    (":stats", "counts and sizes of the store"),
+    (":json", "toggle raw JSON output"),
+    (":import", "FORMAT PATH           chat-jsonl, mbox, slack, markdown or locomo"),
+    (":demo", "load the demo corpus"),
+    (":quit", "leave (also Ctrl-D, Ctrl-C)"),
+];
+
+const FORMATS: &[&str] = &["chat-jsonl", "mbox", "slack", "markdown", "locomo"];
+
+fn help() -> String {
+    let mut s = String::from(
+        "Type a question to search with `walk`, e.g. `when is the Lisbon offsite?`\n\
+         A JSON line runs memory_tree (or memory_recall when it has `op`): {\"mode\":\"search_entities\",\"query\":\"heron\"}\n\
+         # in :drill/:leaves is a row number of the last table. Values in key=value are JSON when they parse.\n\n",
+    );
+    for (c, d) in COMMANDS {
+        s.push_str(&format!("  {c:<10} {d}\n"));
+    }
+    s.push_str(&format!("\nmodes: {}\n", MODE_NAMES.join(", ")));
+    s
+}
+
+// ---- the session --------------------------------------------------------------------------
+
+enum Flow {
+    Continue,
+    Quit,
+}
+
+struct Repl {
+    mem: Memory,
+    json: bool,
+    /// Node ids of the last table's rows, for `:drill 3` and `:leaves 1 2`.
+    last_ids: Vec<String>,
+    width: usize,
+}
+
+impl Repl {
+    /// Run one input line; errors are the caller's to print (the session goes on).
+    fn handle(&mut self, line: &str) -> Result<Flow> {
+        let line = line.trim();
+        if line.is_empty() {
+            return Ok(Flow::Continue);
+        }
+        if line.starts_with('{') || line.starts_with('[') {
+            return self.raw_json(line).map(|_| Flow::Continue);
+        }
+        let Some(cmd_line) = line.strip_prefix(':') else {
+            let args = json!({"mode": "walk", "query": line});
+            self.run_tree(args)?;
+            return Ok(Flow::Continue);
+        };
+        let (cmd, rest) = match cmd_line.split_once(char::is_whitespace) {
+            Some((c, r)) => (c, r.trim()),
+            None => (cmd_line, ""),
+        };
+        match cmd {
+            "q" | "quit" | "exit" => return Ok(Flow::Quit),
+            "help" | "h" | "?" => print!("{}", help()),
+            "json" => {
+                self.json = !self.json;
+                println!("raw JSON output {}", if self.json { "on" } else { "off" });
+            }
+            "stats" => self.stats()?,
+            "demo" => load_demo(&mut self.mem)?,
+            "import" => {
+                let (format, path) = rest
+                    .split_once(char::is_whitespace)
+                    .ok_or_else(|| anyhow!("usage: :import FORMAT PATH (FORMAT: {})", FORMATS.join(", ")))?;
+                let r = import(&mut self.mem, format, Path::new(path.trim()))?;
+                println!(
+                    "imported {}: {} leaves, {} summaries ({} already there)",
+                    path.trim(),
+                    r.leaves,
+                    r.summaries,
+                    r.duplicates
+                );
+            }
+            "drill" => {
+                let mut it = rest.split_whitespace();
+                let id = self.resolve(it.next().ok_or_else(|| anyhow!("usage: :drill ID|# [DEPTH]"))?)?;
+                let mut args = json!({"mode": "drill_down", "node_id": id});
+                if let Some(d) = it.next() {
+                    args["max_depth"] =
+                        json!(d.parse::<i64>().map_err(|_| anyhow!("DEPTH must be a number, got `{d}`"))?);
+                }
+                self.run_tree(args)?;
+            }
+            "leaves" => {
+                if rest.is_empty() {
+                    bail!("usage: :leaves ID|# ...");
+                }
+                let ids = rest.split_whitespace().map(|t| self.resolve(t)).collect::<Result<Vec<_>>>()?;
+                self.run_tree(json!({"mode": "fetch_leaves", "chunk_ids": ids}))?;
+            }
+            "entities" => {
+                if rest.is_empty() {
+                    bail!("usage: :entities NAME");
+                }
+                self.run_tree(json!({"mode": "search_entities", "query": rest, "limit": 20}))?;
+            }
+            "window" => {
+                let (range, extra) = match rest.split_once(char::is_whitespace) {
+                    Some((r, e)) => (r, e),
+                    None => (rest, ""),
+                };
+                let (since, until) = parse_window(range)?;
+                let mut args = key_values("cover_window", extra)?;
+                args.insert("mode".into(), json!("cover_window"));
+                args.insert("since_ms".into(), json!(since));
+                args.insert("until_ms".into(), json!(until));
+                self.run_tree(Value::Object(args))?;
+            }
+            "recall" => {
+                let args = key_values("memory_recall", rest)?;
+                self.run_recall(Value::Object(args))?;
+            }
+            "mode" => {
+                let (mode, rest) = match rest.split_once(char::is_whitespace) {
+                    Some((m, r)) => (m, r),
+                    None => (rest, ""),
+                };
+                if mode.is_empty() {
+                    bail!("usage: :mode <mode> key=value ...  (modes: {})", MODE_NAMES.join(", "));
+                }
+                self.run_mode(mode, rest)?;
+            }
+            m if MODE_NAMES.contains(&m) => self.run_mode(m, rest)?,
+            other => bail!("unknown command `:{other}`; type :help for the list"),
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn run_mode(&mut self, mode: &str, rest: &str) -> Result<()> {
+        let mut args = key_values(mode, rest)?;
+        args.insert("mode".into(), json!(mode));
+        self.run_tree(Value::Object(args))
+    }
+
+    /// A JSON line: `memory_recall` when it has `op` and no `mode`, else `memory_tree`.
+    fn raw_json(&mut self, line: &str) -> Result<()> {
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) if v.get("op").is_some() && v.get("mode").is_none() => self.run_recall(v),
+            Ok(v) => self.run_tree(v),
+            Err(e) => bail!("malformed JSON: {e}"),
+        }
+    }
+
+    fn run_tree(&mut self, args: Value) -> Result<()> {
+        let t = Instant::now();
+        let req = Request::from_json(&args)?;
+        let out = serde_json::to_value(tool::call(&mut self.mem, req, &Scope::all())?)?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        let mode = args["mode"].as_str().unwrap_or("?").to_string();
+        self.show(&mode, &out, ms)
+    }
+
+    fn run_recall(&mut self, args: Value) -> Result<()> {
+        let t = Instant::now();
+        let out = tool::memory_recall(&mut self.mem, RecallRequest::from_json(&args)?)?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        self.show("memory_recall", &out, ms)
+    }
+
+    /// A row number of the last table, a full node id, or a unique prefix of a shown id.
+    fn resolve(&self, token: &str) -> Result<String> {
+        let token = token.trim_start_matches('#');
+        if let Ok(n) = token.parse::<usize>() {
+            return self
+                .last_ids
+                .get(n.wrapping_sub(1))
+                .cloned()
+                .ok_or_else(|| anyhow!("no row {n} in the last result ({} rows)", self.last_ids.len()));
+        }
+        let matches: Vec<&String> = self.last_ids.iter().filter(|id| id.starts_with(token)).collect();
+        match matches.as_slice() {
+            [one] => Ok((*one).clone()),
+            _ => Ok(token.to_string()), // a full id (or let the engine say it is unknown)
+        }
+    }
+
+    fn stats(&self) -> Result<()> {
+        let s = self.mem.stats()?;
+        if self.json {
+            println!("{}", serde_json::to_string_pretty(&s)?);
+            return Ok(());
+        }
+        let c = &s.counts;
+        let levels: Vec<String> =
+            c.summaries_per_level.iter().enumerate().map(|(i, n)| format!("L{}: {n}", i + 1)).collect();
+        println!("store      {}", self.mem.dir().display());
+        println!("sources    {}   trees {}", c.sources, c.trees);
+        println!("leaves     {}", c.leaves);
+        println!("summaries  {}", if levels.is_empty() { "0".into() } else { levels.join(", ") });
+        println!("entities   {}   edges {}", c.entities, c.edges);
+        println!("vectors    {}   dense model: {}", c.vectors, s.embedder.as_deref().unwrap_or("off (lexical only)"));
+        println!("facts      {}", c.recall_facts);
+        println!("on disk    store {}, index {}", human_bytes(s.store_bytes), human_bytes(s.index_bytes));
+        Ok(())
+    }
+
+    // ---- output ---------------------------------------------------------------------------
+
+    fn show(&mut self, mode: &str, out: &Value, ms: f64) -> Result<()> {
+        let hits: Option<&Vec<Value>> = match out {
+            Value::Object(o) if o.contains_key("hits") => o.get("hits").and_then(Value::as_array),
+            Value::Array(a) if a.iter().all(|h| h.get("node_id").is_some()) => Some(a),
+            _ => None,
+        };
+        if let Some(h) = hits {
+            self.last_ids = h.iter().filter_map(|x| x["node_id"].as_str().map(String::from)).collect();
+        }
+        if self.json {
+            println!("{}", serde_json::to_string_pretty(out)?);
+            println!("({mode}, {ms:.1} ms)");
+            return Ok(());
+        }
+        let summary = match (out, hits) {
+            (Value::Object(o), Some(h)) if o.contains_key("total") => {
+                if h.is_empty() {
+                    println!("no hits");
+                } else {
+                    println!("{}", self.hit_table(h));
+                }
+                let total = o["total"].as_u64().unwrap_or(h.len() as u64);
+                format!("{} of {total} hits", h.len())
+            }
+            (_, Some(h)) => {
+                // fetch_leaves: the full text is the point.
+                for (i, leaf) in h.iter().enumerate() {
+                    println!(
+                        "[{}] {}  {}  {}  {}",
+                        i + 1,
+                        leaf["node_id"].as_str().unwrap_or_default(),
+                        leaf["tree_scope"].as_str().unwrap_or_default(),
+                        short_time(&leaf["time_range_start"], &leaf["time_range_end"]),
+                        leaf["source_ref"].as_str().unwrap_or_default()
+                    );
+                    for l in leaf["content"].as_str().unwrap_or_default().lines() {
+                        println!("    {l}");
+                    }
+                }
+                format!("{} leaves", h.len())
+            }
+            (Value::Array(a), None) if a.iter().all(|e| e.get("canonical_id").is_some()) => {
+                println!("{}", entity_table(a));
+                format!("{} entities", a.len())
+            }
+            (Value::Array(a), None) if a.iter().all(|e| e.get("key").is_some()) => {
+                for f in a {
+                    println!(
+                        "{:<14} {:<24} {:>5.2}  {}",
+                        clip(f["namespace"].as_str().unwrap_or_default(), 14),
+                        clip(f["key"].as_str().unwrap_or_default(), 24),
+                        f["score"].as_f64().unwrap_or(0.0),
+                        clip(f["content"].as_str().unwrap_or_default(), 60)
+                    );
+                }
+                format!("{} facts", a.len())
+            }
+            (Value::Object(o), None) if o.contains_key("message") => {
+                println!("{}", o["message"].as_str().unwrap_or_default());
+                "ok".to_string()
+            }
+            _ => {
+                println!("{}", serde_json::to_string_pretty(out)?);
+                "ok".to_string()
+            }
+        };
+        println!("({mode}: {summary}, {ms:.1} ms)");
+        Ok(())
+    }
+
+    fn hit_table(&self, hits: &[Value]) -> String {
+        let mut rows = vec![["#", "id", "kind", "scope", "time", "score", "text"].map(String::from).to_vec()];
+        for (i, h) in hits.iter().enumerate() {
+            let kind = match h["node_kind"].as_str() {
+                Some("summary") => format!("sum L{}", h["level"].as_u64().unwrap_or(1)),
+                Some(k) => k.to_string(),
+                None => "?".into(),
+            };
+            let first = h["content"].as_str().unwrap_or_default().lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            rows.push(vec![
+                (i + 1).to_string(),
+                clip(h["node_id"].as_str().unwrap_or_default(), 9),
+                kind,
+                clip(h["tree_scope"].as_str().unwrap_or_default(), 22),
+                short_time(&h["time_range_start"], &h["time_range_end"]),
+                format_score(h["score"].as_f64().unwrap_or(0.0)),
+                first.trim().to_string(),
+            ]);
+        }
+        table(&rows, self.width)
+    }
+}
+
+fn entity_table(list: &[Value]) -> String {
+    let mut rows = vec![["entity", "kind", "mentions", "last seen"].map(String::from).to_vec()];
+    for e in list {
+        let last = e["last_seen_ms"]
+            .as_i64()
+            .and_then(chrono::DateTime::from_timestamp_millis)
+            .map(|d| d.format("%Y-%m-%d %H:%M").to_string())
+            .unwrap_or_default();
+        rows.push(vec![
+            e["canonical_id"].as_str().unwrap_or_default().to_string(),
+            e["kind"].as_str().unwrap_or_default().to_string(),
+            e["mention_count"].to_string(),
+            last,
+        ]);
+    }
+    table(&rows, usize::MAX)
+}
+
+/// Left-aligned columns (the last one is clipped to `width`), a rule under the header.
+fn table(rows: &[Vec<String>], width: usize) -> String {
+    let n = rows[0].len();
+    let mut widths = vec![0; n];
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let fixed: usize = widths[..n - 1].iter().map(|w| w + 2).sum();
+    let last = width.saturating_sub(fixed).max(20);
+    let mut out = String::new();
+    for (ri, r) in rows.iter().enumerate() {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            if i + 1 == n {
+                line.push_str(&clip(c, last));
+            } else {
+                line.push_str(&format!("{c:<w$}  ", w = widths[i]));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+        if ri == 0 {
+            out.push_str(&"-".repeat(line.trim_end().chars().count().min(width)));
+            out.push('\n');
+        }
+    }
+    out.pop();
+    out
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(max.saturating_sub(1)).collect::<String>())
+    }
+}
+
+fn format_score(s: f64) -> String {
+    if s.fract() == 0.0 && s.abs() < 1e6 { format!("{s:.0}") } else { format!("{s:.3}") }
+}
+
+/// `2023-05-02 10:20` for a point, `2023-05-02..05-04` for a span over days.
+fn short_time(start: &Value, end: &Value) -> String {
+    let parse = |v: &Value| v.as_str().and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok());
+    match (parse(start), parse(end)) {
+        (Some(a), Some(b)) if a.date_naive() != b.date_naive() => {
+            format!("{}..{}", a.format("%Y-%m-%d"), b.format("%m-%d"))
+        }
+        (Some(a), _) => a.format("%Y-%m-%d %H:%M").to_string(),
+        _ => String::new(),
+    }
+}
+
+fn human_bytes(b: u64) -> String {
+    match b {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} B"),
+    }
+}
+
+// ---- parsing ------------------------------------------------------------------------------
+
+/// Split on white space outside quotes and brackets; double-quoted text keeps its quotes (so it
+/// parses as a JSON string), single quotes are removed.
+fn tokens(s: &str) -> Result<Vec<String>> {
+    let (mut out, mut cur) = (Vec::new(), String::new());
+    let (mut quote, mut depth, mut escaped) = (None::<char>, 0i32, false);
+    for c in s.chars() {
+        match quote {
+            Some(q) => {
+                if q == '"' && escaped {
+                    escaped = false;
+                } else if q == '"' && c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                    if q == '\'' {
+                        continue;
+                    }
+                }
+                cur.push(c);
+                continue;
+            }
+            None => match c {
+                '"' => quote = Some('"'),
+                '\'' => {
+                    quote = Some('\'');
+                    continue;
+                }
+                '[' | '{' => depth += 1,
+                ']' | '}' => depth -= 1,
+                c if c.is_whitespace() && depth <= 0 => {
+                    if !cur.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                    }
+                    continue;
+                }
+                _ => {}
+            },
+        }
+        cur.push(c);
+    }
+    if let Some(q) = quote {
+        bail!("unclosed {q} quote");
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+/// The JSON type a mode's field takes, from the dispatcher's field table.
+fn field_type(mode: &str, key: &str) -> Option<&'static str> {
+    if mode == "memory_recall" {
+        return Some(if key == "limit" { "integer" } else { "string" });
+    }
+    let mode = if mode == "smart_walk" { "walk" } else { mode };
+    MODES.iter().find(|m| m.mode == mode)?.fields.iter().find(|f| f.name == key).map(|f| f.ty.json_type())
+}
+
+/// The field that bare words fill: `:walk when is the launch` = `:walk query="when is the launch"`.
+fn primary_field(mode: &str) -> Option<&'static str> {
+    match mode {
+        "walk" | "smart_walk" | "search_entities" | "query_source" | "memory_recall" => Some("query"),
+        "drill_down" => Some("node_id"),
+        "fetch_leaves" => Some("chunk_ids"),
+        _ => None,
+    }
+}
+
+/// `key=value ...` into a JSON object: values are JSON when they parse (unless the field is a
+/// string), else strings; bare words extend the previous string value or fill the primary
+/// field.
+fn key_values(mode: &str, s: &str) -> Result<Map<String, Value>> {
+    let mut out = Map::new();
+    let mut last_string: Option<String> = None;
+    for tok in tokens(s)? {
+        let kv = tok
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        if let Some((k, raw)) = kv {
+            let parsed = serde_json::from_str::<Value>(raw).ok();
+            let v = match (parsed, field_type(mode, k)) {
+                (Some(Value::String(s)), _) => Value::String(s),
+                (Some(_), Some("string")) | (None, _) => Value::String(raw.to_string()),
+                (Some(v), _) => v,
+            };
+            last_string = v.is_string().then(|| k.to_string());
+            out.insert(k.to_string(), v);
+            continue;
+        }
+        let word = tok.trim_matches('"').to_string();
+        if let Some(k) = &last_string
+            && let Some(Value::String(prev)) = out.get_mut(k)
+        {
+            prev.push(' ');
+            prev.push_str(&word);
+            continue;
+        }
+        match primary_field(mode) {
+            Some("chunk_ids") => {
+                let ids = out.entry("chunk_ids").or_insert_with(|| json!([]));
+                ids.as_array_mut().ok_or_else(|| anyhow!("chunk_ids given twice"))?.push(json!(word));
+            }
+            Some(p) if !out.contains_key(p) => {
+                out.insert(p.to_string(), json!(word));
+                last_string = Some(p.to_string());
+            }
+            _ => bail!("expected key=value, got `{tok}` (fields of {mode}: see :help or the JSON Schema)"),
+        }
+    }
+    Ok(out)
+}
+
+/// `2023-05-01..2023-05-08` (whole days, inclusive, UTC), a single day, or RFC 3339 instants.
+fn parse_window(s: &str) -> Result<(i64, i64)> {
+    let usage = || anyhow!("usage: :window FROM..TO, e.g. 2023-05-01..2023-05-08 (dates or RFC 3339 times)");
+    let (a, b) = s.split_once("..").unwrap_or((s, s));
+    let point = |t: &str, end: bool| -> Result<i64> {
+        let t = t.trim();
+        if let Ok(d) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+            let day = d.and_hms_opt(0, 0, 0).ok_or_else(usage)?.and_utc().timestamp_millis();
+            return Ok(if end { day + 86_400_000 - 1 } else { day });
+        }
+        chrono::DateTime::parse_from_rfc3339(t).map(|d| d.timestamp_millis()).map_err(|_| usage())
+    };
+    if a.trim().is_empty() || b.trim().is_empty() {
+        return Err(usage());
+    }
+    Ok((point(a, false)?, point(b, true)?))
+}
+
+// ---- loading data -------------------------------------------------------------------------
+
+fn ingest_items(mem: &mut Memory, items: Vec<Item>) -> Result<IngestReport> {
+    let mut total = IngestReport::default();
+    for chunk in items.chunks(2000) {
+        total.absorb(&mem.ingest(chunk.to_vec())?);
+    }
+    Ok(total)
+}
+
+fn import(mem: &mut Memory, format: &str, path: &Path) -> Result<IngestReport> {
+    if !path.exists() {
+        bail!("{}: no such file or directory", path.display());
+    }
+    let mut r = match format {
+        "chat-jsonl" => ingest_items(mem, read_chat_jsonl(path)?)?,
+        "mbox" => ingest_items(mem, read_mbox(path)?)?,
+        "slack" => ingest_items(mem, read_slack_export(path)?)?,
+        "locomo" => {
+            let mut t = IngestReport::default();
+            for c in locomo::read_locomo(path)? {
+                t.absorb(&mem.ingest(c.items())?);
+            }
+            t
+        }
+        "markdown" => {
+            let mut t = IngestReport::default();
+            for d in read_markdown_dir(path)? {
+                t.absorb(&mem.ingest_document(d)?);
+            }
+            t
+        }
+        other => bail!("unknown format `{other}`; use one of {}", FORMATS.join(", ")),
+    };
+    // A file import is complete history: seal the open buffers, as the CLI does.
+    r.absorb(&mem.flush()?);
+    Ok(r)
+}
+
+/// The `date:` of a note's front matter, as epoch ms (the demo's notes are dated in the story,
+/// not by their file times).
+fn front_matter_date(body: &str) -> Option<i64> {
+    let fm = body.strip_prefix("---\n")?.split("\n---").next()?;
+    let d = fm.lines().find_map(|l| l.strip_prefix("date:"))?.trim();
+    let day = chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()?;
+    Some(day.and_hms_opt(17, 0, 0)?.and_utc().timestamp_millis())
+}
+
+fn load_demo(mem: &mut Memory) -> Result<()> {
+    let dir = demo_dir();
+    let t = Instant::now();
+    let mut r = ingest_items(mem, read_chat_jsonl(&dir.join("chat.jsonl"))?)?;
+    r.absorb(&ingest_items(mem, read_mbox(&dir.join("mail.mbox"))?)?);
+    for mut d in read_markdown_dir(&dir.join("notes"))? {
+        if let Some(ms) = front_matter_date(&d.body) {
+            d.modified_ms = ms;
+        }
+        r.absorb(&mem.ingest_document(d)?);
+    }
+    r.absorb(&mem.flush()?);
+    let s = mem.stats()?;
+    eprintln!(
+        "loaded the demo corpus from {}: {} sources, {} leaves, {} summaries ({} new leaves) in {:.1} s",
+        dir.display(),
+        s.counts.sources,
+        s.counts.leaves,
+        s.counts.summaries_per_level.iter().sum::<u64>(),
+        r.leaves,
+        t.elapsed().as_secs_f64()
+    );
+    eprintln!(
+        "Larkspur Labs, May 2023: six people, the Atlas database migration, the Heron driver app, a Lisbon offsite.\n\
+         Try: who is Sam's onboarding buddy? · what caused INC-42? · :entities heron · :window 2023-05-13..2023-05-13"
+    );
+    Ok(())
+}
+
+// ---- terminal -----------------------------------------------------------------------------
+
+/// Tab completion of `:commands`, mode names, field names and import formats.
+struct Complete;
+
+impl Completer for Complete {
+    type Candidate = Pair;
+
+    fn complete(&self, line: &str, pos: usize, _ctx: &rustyline::Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let head = &line[..pos];
+        let start = head.rfind(char::is_whitespace).map(|i| i + 1).unwrap_or(0);
+        let word = &head[start..];
+        let words: Vec<&str> = head[..start].split_whitespace().collect();
+        let pair = |s: String| Pair { display: s.clone(), replacement: s };
+        let candidates: Vec<String> = match words.as_slice() {
+            [] if word.starts_with(':') => COMMANDS
+                .iter()
+                .map(|(c, _)| c.to_string())
+                .chain(MODE_NAMES.iter().map(|m| format!(":{m}")))
+                .filter(|c| c.starts_with(word))
+                .collect(),
+            [":mode"] => MODE_NAMES.iter().filter(|m| m.starts_with(word)).map(|m| format!("{m} ")).collect(),
+            [":import"] => FORMATS.iter().filter(|f| f.starts_with(word)).map(|f| format!("{f} ")).collect(),
+            [first, rest @ ..] if first.starts_with(':') && !word.contains('=') => {
+                let mode = match (*first, rest) {
+                    (":mode", [m, ..]) => *m,
+                    (c, _) => c.trim_start_matches(':'),
+                };
+                let mode = if mode == "smart_walk" { "walk" } else { mode };
+                MODES
+                    .iter()
+                    .filter(|m| m.mode == mode)
+                    .flat_map(|m| m.fields.iter().map(|f| format!("{}=", f.name)))
+                    .filter(|f| f.starts_with(word))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        Ok((start, candidates.into_iter().map(pair).collect()))
+    }
+}
+
+impl Hinter for Complete {
+    type Hint = String;
+}
+impl Highlighter for Complete {}
+impl Validator for Complete {}
+impl Helper for Complete {}
+
+fn open(args: &Args) -> Result<Memory> {
+    let dir = match &args.store {
+        Some(d) => d.clone(),
+        None => dirs::data_dir().context("no platform data directory; pass --store DIR")?.join("memtree"),
+    };
+    let mut opts = OpenOptions::default();
+    if !args.no_model {
+        let paths = match &args.model {
+            Some(d) => Some(ModelPaths::new(d.clone())),
+            None => ModelPaths::discover(),
+        };
+        match paths {
+            Some(p) => {
+                let e = FastEmbedder::load(&p)
+                    .with_context(|| format!("loading the embedding model from {}", p.dir.display()))?;
+                opts.embedder = Some(Arc::new(e));
+            }
+            None => eprintln!("no embedding model found (run scripts/fetch-models.sh): dense signal off, lexical only"),
+        }
+    }
+    Memory::open_with(&dir, opts).with_context(|| format!("opening store {}", dir.display()))
+}
+
+fn run() -> Result<()> {
+    let args = Args::parse();
+    let tty = std::io::stdin().is_terminal();
+    let mem = open(&args)?;
+    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(if tty { 110 } else { 140 });
+    let mut repl = Repl { mem, json: false, last_ids: Vec::new(), width };
+    let history = repl.mem.dir().join("repl_history.txt");
+    let empty = repl.mem.stats()?.counts.sources == 0;
+    let mut editor: Option<Editor<Complete, DefaultHistory>> = None;
+    if tty {
+        let mut ed = Editor::<Complete, DefaultHistory>::new()?;
+        ed.set_helper(Some(Complete));
+        let _ = ed.load_history(&history); // none yet on a new store
+        editor = Some(ed);
+    }
+    eprintln!("memtree REPL · store {} · :help for commands, :quit to leave", repl.mem.dir().display());
+    if empty {
+        if args.demo {
+            load_demo(&mut repl.mem)?;
+        } else if let Some(ed) = editor.as_mut() {
+            let answer = match ed.readline(
+                "This store is empty. Load the demo corpus (a small team's month of chat, e-mail and notes)? [Y/n] ",
+            ) {
+                Ok(a) => a,
+                Err(ReadlineError::Interrupted | ReadlineError::Eof) => return Ok(()),
+                Err(e) => return Err(e.into()),
+            };
+            if matches!(answer.trim().to_ascii_lowercase().as_str(), "" | "y" | "yes") {
+                load_demo(&mut repl.mem)?;
+            } else {
+                eprintln!("Import your own data with :import FORMAT PATH ({}).", FORMATS.join(", "));
+            }
+        } else {
+            eprintln!("The store is empty: run with --demo to load the demo corpus, or use :import FORMAT PATH.");
+        }
+    }
+    match editor {
+        Some(mut ed) => {
+            loop {
+                let line = match ed.readline("memtree> ") {
+                    Ok(l) => l,
+                    Err(ReadlineError::Interrupted | ReadlineError::Eof) => break,
+                    Err(e) => return Err(e.into()),
+                };
+                if !line.trim().is_empty() {
+                    let _ = ed.add_history_entry(line.as_str());
+                }
+                match repl.handle(&line) {
+                    Ok(Flow::Quit) => break,
+                    Ok(Flow::Continue) => {}
+                    Err(e) => eprintln!("error: {e:#}"),
+                }
+            }
+            if let Err(e) = ed.save_history(&history) {
+                eprintln!("could not save the history to {}: {e}", history.display());
+            }
+        }
+        None => {
+            for line in std::io::stdin().lock().lines() {
+                let line = line.context("reading stdin")?;
+                let flow = repl.handle(&line);
+                std::io::stdout().flush()?;
+                match flow {
+                    Ok(Flow::Quit) => break,
+                    Ok(Flow::Continue) => {}
+                    Err(e) => eprintln!("error: {e:#}"),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("repl: {e:#}");
+        std::process::exit(1);
+    }
+}

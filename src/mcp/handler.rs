@@ -1,0 +1,142 @@
+//! The MCP server handler: tool definitions from the dispatcher's own schemas, and `tools/call`
+//! routed to `memory_tree` / `memory_recall`, with every engine error returned as a tool error
+//! (`isError: true`) rather than a protocol failure or a crash.
+
+use crate::error::Error;
+use crate::memory::Memory;
+use crate::retrieval::Scope;
+use crate::tool::{self, RecallRequest, Request};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The two tool names this server publishes.
+pub const TOOL_NAMES: [&str; 2] = ["memory_tree", "memory_recall"];
+
+const INSTRUCTIONS: &str = "memtree holds the user's long-term memory (chat, e-mail, documents) as a tree of \
+leaves and summaries. Use `memory_tree` with mode `walk` for a question in plain words, `search_entities` \
+to find people, projects, hashtags and addresses, `drill_down`/`fetch_leaves` to open a hit, and \
+`cover_window` for what happened between two dates. `memory_recall` stores and looks up key-value facts \
+and preferences.";
+
+/// The MCP face of one open store. Cheap to clone (the store is shared behind a mutex: the
+/// engine has one writer, and calls are short).
+#[derive(Clone)]
+pub struct McpServer {
+    mem: Arc<Mutex<Memory>>,
+    scope: Arc<Scope>,
+}
+
+/// What a tool call produced: a JSON value, a caller/engine error (a tool error), or a tool
+/// name this server does not have (a protocol error).
+#[derive(Debug)]
+pub enum ToolOutcome {
+    /// The tool's result.
+    Ok(Value),
+    /// The tool ran and refused or failed; the text is what the model sees.
+    Failed(String),
+    /// No such tool.
+    UnknownTool(String),
+}
+
+impl McpServer {
+    /// Serve `mem`, gating every read by `scope` (SPEC §1; `Scope::all()` for everything).
+    pub fn new(mem: Memory, scope: Scope) -> McpServer {
+        McpServer { mem: Arc::new(Mutex::new(mem)), scope: Arc::new(scope) }
+    }
+
+    /// The published tools: `memory_tree` and `memory_recall`, whose input schemas are exactly
+    /// `memory_tree_schema()["input_schema"]` and `memory_recall_schema()["input_schema"]`.
+    pub fn tools() -> Vec<Tool> {
+        [tool::memory_tree_schema(), tool::memory_recall_schema()]
+            .into_iter()
+            .map(|def| {
+                let name = def["name"].as_str().unwrap_or_default().to_string();
+                let description = def["description"].as_str().unwrap_or_default().to_string();
+                let schema: JsonObject = match &def["input_schema"] {
+                    Value::Object(o) => o.clone(),
+                    _ => JsonObject::new(),
+                };
+                Tool::new(name, description, Arc::new(schema))
+            })
+            .collect()
+    }
+
+    /// Run one tool call synchronously (the async handler runs this on the blocking pool).
+    pub fn call(&self, name: &str, arguments: Option<JsonObject>) -> ToolOutcome {
+        if !TOOL_NAMES.contains(&name) {
+            return ToolOutcome::UnknownTool(name.to_string());
+        }
+        let args = Value::Object(arguments.unwrap_or_default());
+        // A panic while the lock was held leaves the engine as its last committed write left
+        // it (every write is one transaction), so the poisoned guard is safe to reuse.
+        let mut mem = self.mem.lock().unwrap_or_else(PoisonError::into_inner);
+        let result: Result<Value, Error> = match name {
+            "memory_tree" => Request::from_json(&args)
+                .and_then(|req| tool::call(&mut mem, req, &self.scope))
+                .and_then(|r| Ok(serde_json::to_value(r)?)),
+            _ => RecallRequest::from_json(&args).and_then(|req| tool::memory_recall(&mut mem, req)),
+        };
+        match result {
+            Ok(v) => ToolOutcome::Ok(v),
+            Err(e) => ToolOutcome::Failed(error_chain(&e)),
+        }
+    }
+}
+
+/// The error and its causes, `: `-separated (what a model needs to correct its call).
+fn error_chain(e: &Error) -> String {
+    let mut s = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("memtree", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(McpServer::tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let this = self.clone();
+        let name = request.name.to_string();
+        let outcome = tokio::task::spawn_blocking(move || this.call(&name, request.arguments)).await;
+        let result = match outcome {
+            Ok(ToolOutcome::Ok(v)) => CallToolResult::success(vec![ContentBlock::text(v.to_string())]),
+            Ok(ToolOutcome::Failed(msg)) => CallToolResult::error(vec![ContentBlock::text(msg)]),
+            Ok(ToolOutcome::UnknownTool(n)) => {
+                return Err(ErrorData::invalid_params(
+                    format!("unknown tool `{n}`; this server has {}", TOOL_NAMES.join(", ")),
+                    None,
+                ));
+            }
+            // A panic in the engine is a bug, but the session goes on: report it as the tool's
+            // failure.
+            Err(e) => CallToolResult::error(vec![ContentBlock::text(format!("internal error in the tool call: {e}"))]),
+        };
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,44 @@
+//! `memtree mcp`: the `memory_tree` and `memory_recall` tools served over the Model Context
+//! Protocol on stdio (newline-delimited JSON-RPC), with `rmcp`, the protocol's Rust SDK.
+//!
+//! Tool input schemas are the dispatcher's own ([`crate::tool::memory_tree_schema`],
+//! [`crate::tool::memory_recall_schema`]). A bad call (unknown mode, missing field, wrong type)
+//! comes back as a tool result with `isError: true` and the engine's message; an unparsable
+//! line from the client is skipped by the transport and the session goes on. Nothing is
+//! printed: stdout belongs to the protocol.
+
+mod handler;
+
+pub use handler::{McpServer, TOOL_NAMES, ToolOutcome};
+
+use crate::memory::Memory;
+use crate::retrieval::Scope;
+use rmcp::ServiceExt;
+
+/// Why serving stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The async runtime could not be started.
+    #[error("starting the MCP runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The client did not complete the `initialize` handshake.
+    #[error("MCP handshake: {0}")]
+    Handshake(#[source] Box<rmcp::service::ServerInitializeError>),
+    /// The session task failed.
+    #[error("MCP session: {0}")]
+    Session(#[source] tokio::task::JoinError),
+}
+
+/// Serve `mem` over MCP on this process's stdin/stdout until the client closes the stream.
+/// Blocks; builds its own (small) async runtime, so the caller needs none.
+pub fn serve_stdio(mem: Memory, scope: Scope) -> Result<(), ServeError> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ServeError::Runtime)?;
+    rt.block_on(async move {
+        let service = McpServer::new(mem, scope)
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| ServeError::Handshake(Box::new(e)))?;
+        service.waiting().await.map_err(ServeError::Session)?;
+        Ok(())
+    })
+}
