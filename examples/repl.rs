@@ -275,7 +275,9 @@ impl Repl {
         }
         let summary = match (out, hits) {
             (Value::Object(o), Some(h)) if o.contains_key("total") => {
-                if h.is_empty() {
+                if h.is_empty() && mode == "drill_down" {
+                    println!("no hits (a leaf or an unknown id has no children; :leaves shows a leaf's text)");
+                } else if h.is_empty() {
                     println!("no hits");
                 } else {
                     println!("{}", self.hit_table(h));
@@ -606,11 +608,10 @@ fn import(mem: &mut Memory, format: &str, path: &Path) -> Result<IngestReport> {
     Ok(r)
 }
 
-/// The `date:` of a note's front matter, as epoch ms (the demo's notes are dated in the story,
-/// not by their file times).
-fn front_matter_date(body: &str) -> Option<i64> {
-    let fm = body.strip_prefix("---\n")?.split("\n---").next()?;
-    let d = fm.lines().find_map(|l| l.strip_prefix("date:"))?.trim();
+/// The `Updated: YYYY-MM-DD` line near the top of a demo note, as epoch ms (the notes are
+/// dated in the story, not by their file times).
+fn note_date(body: &str) -> Option<i64> {
+    let d = body.lines().take(5).find_map(|l| l.strip_prefix("Updated: "))?.get(..10)?;
     let day = chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()?;
     Some(day.and_hms_opt(17, 0, 0)?.and_utc().timestamp_millis())
 }
@@ -621,7 +622,7 @@ fn load_demo(mem: &mut Memory) -> Result<()> {
     let mut r = ingest_items(mem, read_chat_jsonl(&dir.join("chat.jsonl"))?)?;
     r.absorb(&ingest_items(mem, read_mbox(&dir.join("mail.mbox"))?)?);
     for mut d in read_markdown_dir(&dir.join("notes"))? {
-        if let Some(ms) = front_matter_date(&d.body) {
+        if let Some(ms) = note_date(&d.body) {
             d.modified_ms = ms;
         }
         r.absorb(&mem.ingest_document(d)?);
@@ -664,6 +665,7 @@ impl Completer for Complete {
                 .map(|(c, _)| c.to_string())
                 .chain(MODE_NAMES.iter().map(|m| format!(":{m}")))
                 .filter(|c| c.starts_with(word))
+                .map(|c| format!("{c} "))
                 .collect(),
             [":mode"] => MODE_NAMES.iter().filter(|m| m.starts_with(word)).map(|m| format!("{m} ")).collect(),
             [":import"] => FORMATS.iter().filter(|f| f.starts_with(word)).map(|f| format!("{f} ")).collect(),
@@ -726,7 +728,8 @@ fn run() -> Result<()> {
     let empty = repl.mem.stats()?.counts.sources == 0;
     let mut editor: Option<Editor<Complete, DefaultHistory>> = None;
     if tty {
-        let mut ed = Editor::<Complete, DefaultHistory>::new()?;
+        let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).build();
+        let mut ed = Editor::<Complete, DefaultHistory>::with_config(config)?;
         ed.set_helper(Some(Complete));
         let _ = ed.load_history(&history); // none yet on a new store
         editor = Some(ed);
@@ -755,6 +758,9 @@ fn run() -> Result<()> {
     match editor {
         Some(mut ed) => {
             loop {
+                if let Some((cols, _)) = ed.dimensions() {
+                    repl.width = usize::from(cols).max(60); // follows a resized terminal
+                }
                 let line = match ed.readline("memtree> ") {
                     Ok(l) => l,
                     Err(ReadlineError::Interrupted | ReadlineError::Eof) => break,

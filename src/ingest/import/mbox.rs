@@ -37,7 +37,9 @@ pub fn read_mbox(path: &Path) -> Result<Vec<Item>> {
     let mut prev_blank = true;
     for (i, line) in text.lines().enumerate() {
         let no = i + 1;
-        if line.starts_with("From ") && prev_blank {
+        // A body line "From ..." after a blank line that a writer forgot to escape is only a
+        // separator when it looks like one (a sender and a date ending in a year).
+        if line.starts_with("From ") && prev_blank && (raw.is_empty() || looks_like_separator(line)) {
             raw.push(RawMessage { start: no, separator: line, lines: Vec::new() });
         } else if let Some(m) = raw.last_mut() {
             m.lines.push((no, line));
@@ -432,9 +434,19 @@ fn parse_date(v: &str) -> Option<i64> {
     chrono::DateTime::parse_from_rfc2822(v.trim()).ok().map(|d| d.timestamp_millis())
 }
 
-/// The asctime date of a `From sender Tue May  2 09:14:00 2023` separator, as UTC.
+/// `From sender <date> <year>`: at least a sender and a date, the last word a year.
+fn looks_like_separator(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.len() >= 4 && words.last().is_some_and(|y| y.len() == 4 && y.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The asctime date of a `From sender Tue May  2 09:14:00 2023` separator (a numeric zone
+/// such as `+0000` before the year is skipped), as UTC.
 fn separator_date(sep: &str) -> Option<i64> {
-    let words: Vec<&str> = sep.split_whitespace().collect();
+    let words: Vec<&str> = sep
+        .split_whitespace()
+        .filter(|w| !(w.len() == 5 && w.starts_with(['+', '-']) && w[1..].bytes().all(|b| b.is_ascii_digit())))
+        .collect();
     let tail = words.get(words.len().checked_sub(5)?..)?.join(" ");
     chrono::NaiveDateTime::parse_from_str(&tail, "%a %b %e %H:%M:%S %Y").ok().map(|d| d.and_utc().timestamp_millis())
 }
@@ -571,5 +583,16 @@ at noon.\n\
         assert_eq!(decode_words("=?UTF-8?B?w6l0w6k=?= =?utf-8?Q?_ok?="), "été ok");
         assert_eq!(decode_words("plain =?bogus"), "plain =?bogus");
         assert_eq!(separator_date("From x Tue May  2 09:14:00 2023"), Some(1_683_018_840_000));
+        assert_eq!(separator_date("From 17644@xxx Tue May 02 09:14:00 +0000 2023"), Some(1_683_018_840_000));
+    }
+
+    #[test]
+    fn an_unescaped_from_line_in_a_body_is_text() {
+        let text = "From a@example.com Tue May  2 09:14:00 2023\nFrom: a@example.com\nSubject: s\n\
+                    Date: Tue, 2 May 2023 09:14:00 +0000\n\nHello,\n\nFrom what I hear, all good.\n";
+        let (_d, p) = write(text.as_bytes());
+        let m = emails(read_mbox(&p).unwrap());
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].body, "Hello,\n\nFrom what I hear, all good.");
     }
 }

@@ -1,0 +1,228 @@
+//! The `memtree` command line as scripts use it (SPEC §8): JSON on stdout, errors on stderr,
+//! exit 0 on success, 1 on a failure, 2 on a usage error (clap). Runs without the dense model.
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+struct Run {
+    code: Option<i32>,
+    out: String,
+    err: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        assert_eq!(self.code, Some(0), "stderr: {}", self.err);
+        serde_json::from_str(&self.out).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.out))
+    }
+}
+
+fn memtree(store: &Path, args: &[&str], stdin: Option<&str>) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memtree"))
+        .arg("--store")
+        .arg(store)
+        .arg("--no-model")
+        .args(args)
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning memtree");
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    Run { code: o.status.code(), out: String::from_utf8(o.stdout).unwrap(), err: String::from_utf8(o.stderr).unwrap() }
+}
+
+fn demo(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo").join(file).to_string_lossy().into_owned()
+}
+
+fn store() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("store");
+    (d, s)
+}
+
+/// A small Slack export: two channels (one without a folder), users, two days.
+fn slack_export(dir: &Path) {
+    std::fs::write(
+        dir.join("users.json"),
+        r#"[{"id":"U1","name":"maya","real_name":"Maya Okafor"},{"id":"U2","name":"jonas","profile":{"real_name":"Jonas Berg"}}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("channels.json"),
+        r#"[{"id":"C1","name":"ops","members":["U1","U2"]},{"id":"C2","name":"quiet"}]"#,
+    )
+    .unwrap();
+    std::fs::create_dir(dir.join("ops")).unwrap();
+    std::fs::write(
+        dir.join("ops/2023-06-01.json"),
+        r#"[{"type":"message","user":"U2","text":"Backups moved to the new bucket #ops","ts":"1685610000.000100"},
+            {"type":"message","subtype":"channel_join","user":"U1","text":"<@U1> has joined the channel","ts":"1685600000.000100"}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("ops/2023-06-02.json"),
+        r#"[{"type":"message","user":"U1","text":"Thanks <@U2>! Restore drill on Friday","ts":"1685696400.000200"}]"#,
+    )
+    .unwrap();
+}
+
+#[test]
+fn ingest_prints_counts_and_reimport_adds_nothing() {
+    let (_d, s) = store();
+    let chat = demo("chat.jsonl");
+    let first = memtree(&s, &["ingest", "--format", "chat-jsonl", &chat], None).json();
+    assert_eq!(first["sources"], 5);
+    assert_eq!(first["leaves"], 88);
+    assert!(first["summaries"].as_u64().unwrap() > 0);
+    let again = memtree(&s, &["ingest", "--format", "chat-jsonl", &chat], None).json();
+    assert_eq!(again["leaves"], 0);
+    assert_eq!(again["duplicates"], 88);
+
+    let mail = memtree(&s, &["ingest", "--format", "mbox", &demo("mail.mbox")], None).json();
+    assert_eq!(mail["leaves"], 14);
+    assert_eq!(mail["sources"], 9, "one source per thread");
+    let notes = memtree(&s, &["ingest", "--format", "markdown", &demo("notes")], None).json();
+    assert_eq!(notes["sources"], 6);
+
+    let stats = memtree(&s, &["stats"], None).json();
+    assert_eq!(stats["leaves"], 88 + 14 + notes["leaves"].as_u64().unwrap());
+    assert_eq!(stats["sources"], 5 + 9 + 6);
+}
+
+#[test]
+fn slack_export_channels_become_chat_sources() {
+    let (d, s) = store();
+    let export = d.path().join("export");
+    std::fs::create_dir(&export).unwrap();
+    slack_export(&export);
+    let r = memtree(&s, &["ingest", "--format", "slack", export.to_str().unwrap()], None).json();
+    assert_eq!(r["sources"], 1);
+    assert_eq!(r["leaves"], 2, "the join notice is skipped");
+    let q = memtree(&s, &["tool", r#"{"mode":"query_source","source_id":"slack:#ops","limit":10}"#], None).json();
+    // The import sealed each day into a summary: open them to read the leaves.
+    let mut leaves = Vec::new();
+    for h in q["hits"].as_array().unwrap() {
+        let call = json!({"mode": "drill_down", "node_id": h["node_id"]}).to_string();
+        let d = memtree(&s, &["tool", &call], None).json();
+        leaves.extend(d["hits"].as_array().unwrap().iter().map(|l| l["content"].as_str().unwrap().to_string()));
+    }
+    leaves.sort();
+    assert_eq!(
+        leaves,
+        [
+            "Jonas Berg: Backups moved to the new bucket #ops",
+            "Maya Okafor: Thanks @Jonas Berg! Restore drill on Friday"
+        ]
+    );
+
+    // A bad day file names the file and the line.
+    std::fs::write(export.join("ops/2023-06-03.json"), "[\n{\"type\":\"message\",\n\"text\": nope}]").unwrap();
+    let bad = memtree(&s, &["ingest", "--format", "slack", export.to_str().unwrap()], None);
+    assert_eq!(bad.code, Some(1));
+    assert!(bad.err.contains("2023-06-03.json:3: invalid JSON"), "{}", bad.err);
+    assert!(bad.out.is_empty());
+}
+
+#[test]
+fn tool_prints_json_from_argument_or_stdin_and_pretty_prints() {
+    let (_d, s) = store();
+    memtree(&s, &["ingest", "--format", "chat-jsonl", &demo("chat.jsonl")], None).json();
+    let call = r#"{"mode":"walk","query":"When was the Atlas cutover?","limit":5}"#;
+    let v = memtree(&s, &["tool", call], None).json();
+    let hits = v["hits"].as_array().unwrap();
+    assert!(!hits.is_empty() && hits.len() <= 5);
+    assert!(v["total"].as_u64().unwrap() >= hits.len() as u64);
+    assert_eq!(v["truncated"], json!(v["total"].as_u64().unwrap() > hits.len() as u64));
+    for h in hits {
+        for field in ["node_id", "node_kind", "tree_scope", "content", "time_range_start", "score"] {
+            assert!(h.get(field).is_some(), "hit without {field}: {h}");
+        }
+    }
+    let from_stdin = memtree(&s, &["tool"], Some(call)).json();
+    assert_eq!(from_stdin, v, "same store, same query, same answer");
+    let pretty = memtree(&s, &["--pretty", "tool", call], None);
+    assert!(pretty.out.lines().count() > 10);
+    assert_eq!(pretty.json(), v);
+
+    let ents = memtree(&s, &["tool", r#"{"mode":"search_entities","query":"atlas"}"#], None).json();
+    assert!(ents.as_array().unwrap().iter().any(|e| e["canonical_id"] == "hashtag:atlas"), "{ents}");
+    let schema = memtree(&s, &["tool", "--schema"], None).json();
+    assert_eq!(schema, memtree::tool::memory_tree_schema());
+}
+
+#[test]
+fn failures_exit_1_with_the_message_on_stderr() {
+    let (d, s) = store();
+    let bad_json = memtree(&s, &["tool", r#"{"mode": "walk", "query": "#], None);
+    assert_eq!(bad_json.code, Some(1));
+    assert!(bad_json.out.is_empty());
+    assert!(bad_json.err.starts_with("memtree: memory_tree: invalid JSON: "), "{}", bad_json.err);
+
+    let unknown = memtree(&s, &["tool", r#"{"mode":"query_topic"}"#], None);
+    assert_eq!(unknown.code, Some(1));
+    assert_eq!(
+        unknown.err.trim_end(),
+        "memtree: memory_tree: unknown mode `query_topic`. Valid: search_entities, query_source, drill_down, \
+         cover_window, fetch_leaves, ingest_document, walk, smart_walk"
+    );
+    let missing = memtree(&s, &["tool", r#"{"mode":"drill_down"}"#], None);
+    assert_eq!(missing.code, Some(1));
+    assert!(missing.err.contains("drill_down") && missing.err.contains("node_id"), "{}", missing.err);
+
+    let absent = d.path().join("nowhere.mbox");
+    let r = memtree(&s, &["ingest", "--format", "mbox", absent.to_str().unwrap()], None);
+    assert_eq!(r.code, Some(1));
+    assert!(r.err.contains("nowhere.mbox: no such file or directory"), "{}", r.err);
+
+    // Invalid UTF-8 and a truncated message name the file and the line.
+    let latin = d.path().join("latin.mbox");
+    std::fs::write(&latin, b"From a Tue May  2 09:14:00 2023\nFrom: a@example.com\nSubject: caf\xe9\n\nbody\n")
+        .unwrap();
+    let r = memtree(&s, &["ingest", "--format", "mbox", latin.to_str().unwrap()], None);
+    assert_eq!(r.code, Some(1));
+    assert!(r.err.contains(&format!("{}:3: invalid UTF-8", latin.display())), "{}", r.err);
+    let cut = d.path().join("cut.mbox");
+    let mail = std::fs::read_to_string(demo("mail.mbox")).unwrap();
+    std::fs::write(&cut, &mail[..mail.find("Content-Type: multipart").unwrap() + 60]).unwrap();
+    let r = memtree(&s, &["ingest", "--format", "mbox", cut.to_str().unwrap()], None);
+    assert_eq!(r.code, Some(1));
+    assert!(r.err.contains(&format!("{}:", cut.display())) && r.err.contains("truncated"), "{}", r.err);
+    // Nothing of the failed imports was written.
+    assert_eq!(memtree(&s, &["stats"], None).json()["leaves"], 0);
+
+    let fmt = memtree(&s, &["ingest", "--format", "csv", "x.csv"], None);
+    assert_eq!(fmt.code, Some(2), "a usage error");
+    assert!(fmt.err.contains("invalid value 'csv'"), "{}", fmt.err);
+    assert!(fmt.err.contains("mbox") && fmt.err.contains("slack"), "{}", fmt.err);
+}
+
+#[test]
+fn recall_stats_and_help() {
+    let (_d, s) = store();
+    let put = memtree(
+        &s,
+        &["recall", r#"{"op":"put","namespace":"global","key":"theme","content":"prefers dark mode"}"#],
+        None,
+    );
+    assert_eq!(put.json()["status"], "ok");
+    let found = memtree(&s, &["recall", r#"{"op":"search","query":"dark mode"}"#], None).json();
+    assert_eq!(found[0]["key"], "theme");
+    let bad = memtree(&s, &["recall", r#"{"op":"put","namespace":"elsewhere","key":"k","content":"c"}"#], None);
+    assert_eq!(bad.code, Some(1));
+    assert!(bad.err.contains("unknown namespace `elsewhere`"), "{}", bad.err);
+
+    let stats = memtree(&s, &["stats"], None).json();
+    assert_eq!(stats["recall_facts"], 1);
+    for cmd in ["ingest", "tool", "recall", "stats", "reindex", "bench", "mcp"] {
+        let h = memtree(&s, &[cmd, "--help"], None);
+        assert_eq!(h.code, Some(0), "{cmd} --help: {}", h.err);
+        assert!(h.out.contains("Usage: memtree"), "{cmd}: {}", h.out);
+    }
+}

@@ -1,0 +1,191 @@
+//! The example REPL driven through a pipe, as a script would: a question, a mode command, a
+//! JSON line, bad input, end of input. Runs on a temp store with the demo corpus loaded by
+//! `--demo`, without the dense model (the lexical path; the REPL itself is what is tested).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+/// The example binary, built (or found up to date) by the cargo running this test: examples
+/// are not built for `cargo test --test repl` alone, and cargo gives tests no path to them.
+fn repl_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--quiet", "--example", "repl", "--message-format=json-render-diagnostics"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stderr(Stdio::inherit());
+        if !cfg!(debug_assertions) {
+            cmd.arg("--release");
+        }
+        let out = cmd.output().expect("running cargo build --example repl");
+        assert!(out.status.success(), "cargo build --example repl failed");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "repl")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reported no executable for the repl example")
+    })
+}
+
+struct Session {
+    out: String,
+    err: String,
+    code: Option<i32>,
+}
+
+fn repl(store: &Path, extra: &[&str], input: &str) -> Session {
+    let mut child = Command::new(repl_bin())
+        .arg("--store")
+        .arg(store)
+        .arg("--no-model")
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning the repl");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("writing to the repl");
+    // Dropping stdin above closes the pipe: the REPL sees end of input.
+    let Output { status, stdout, stderr } = child.wait_with_output().expect("waiting for the repl");
+    Session {
+        out: String::from_utf8(stdout).expect("utf-8 stdout"),
+        err: String::from_utf8(stderr).expect("utf-8 stderr"),
+        code: status.code(),
+    }
+}
+
+/// The lines of stdout between the end of the previous command's latency line and the end of
+/// the `n`-th latency line, i.e. the output of the `n`-th command that printed a result.
+fn result_block(out: &str, n: usize) -> String {
+    let mut blocks = Vec::new();
+    let mut cur = String::new();
+    for l in out.lines() {
+        cur.push_str(l);
+        cur.push('\n');
+        if l.starts_with('(') && l.ends_with(" ms)") {
+            blocks.push(std::mem::take(&mut cur));
+        }
+    }
+    blocks.get(n).cloned().unwrap_or_else(|| panic!("no result block {n} in:\n{out}"))
+}
+
+#[test]
+fn a_piped_session_answers_questions_modes_and_json_and_survives_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let script = "\
+who is Sam's onboarding buddy?
+:walk query=what caused the sync outage limit=3
+{\"mode\":\"search_entities\",\"query\":\"ruth\"}
+:bogus
+{\"mode\": broken
+{\"mode\":\"query_global\"}
+:window 2023-05-13..2023-05-13
+:drill 1
+:leaves 1
+:entities heron
+:query_source source_id=doc:offsite-lisbon.md
+:json
+:search_entities query=atlas limit=2
+";
+    let s = repl(&store, &["--demo"], script);
+    assert_eq!(s.code, Some(0), "stderr:\n{}", s.err);
+    assert!(s.err.contains("loaded the demo corpus"), "{}", s.err);
+
+    // 0: a plain question goes to walk and comes back as a table with latency.
+    let walk = result_block(&s.out, 0);
+    let header = walk.lines().next().unwrap();
+    for col in ["#", "id", "kind", "scope", "time", "score", "text"] {
+        assert!(header.split_whitespace().any(|c| c == col), "missing column {col}: {header}");
+    }
+    assert!(walk.contains("onboarding buddy"), "{walk}");
+    assert!(walk.lines().last().unwrap().starts_with("(walk: 10 of "), "{walk}");
+
+    // 1: `:mode key=value`: bare words extend the string value, limit is a number.
+    let limited = result_block(&s.out, 1);
+    assert!(limited.lines().last().unwrap().starts_with("(walk: 3 of "), "{limited}");
+    assert_eq!(limited.lines().filter(|l| l.contains("  leaf  ") || l.contains("  sum L")).count(), 3, "{limited}");
+    assert!(limited.contains("INC-42") || limited.contains("outage"), "{limited}");
+
+    // 2: a raw JSON line runs any mode.
+    let ents = result_block(&s.out, 2);
+    assert!(ents.contains("email:ruth.adams@bluefin.example"), "{ents}");
+    assert!(ents.contains("person:ruth adams"), "{ents}");
+    assert!(ents.contains("(search_entities: "), "{ents}");
+
+    // Bad input: clear messages on stderr, and the session went on.
+    assert!(s.err.contains("error: unknown command `:bogus`; type :help for the list"), "{}", s.err);
+    assert!(s.err.contains("error: malformed JSON: "), "{}", s.err);
+    assert!(
+        s.err.contains(
+            "error: memory_tree: unknown mode `query_global`. Valid: search_entities, query_source, drill_down, \
+             cover_window, fetch_leaves, ingest_document, walk, smart_walk"
+        ),
+        "{}",
+        s.err
+    );
+
+    // 3: the cutover night; 4: drill into its first row; 5: open a leaf by row number.
+    let window = result_block(&s.out, 3);
+    assert!(window.contains("(cover_window: "), "{window}");
+    assert!(window.contains("Maintenance window open"), "{window}");
+    let drill = result_block(&s.out, 4);
+    assert!(drill.contains("(drill_down: "), "{drill}");
+    let leaf = result_block(&s.out, 5);
+    assert!(leaf.starts_with("[1] L"), "{leaf}");
+    assert!(leaf.contains("(fetch_leaves: 1 leaves"), "{leaf}");
+
+    let heron = result_block(&s.out, 6);
+    assert!(heron.contains("hashtag:heron"), "{heron}");
+
+    // 7: demo notes carry their story dates, not file times.
+    let note = result_block(&s.out, 7);
+    assert!(note.contains("doc:offsite-lisbon.md") && note.contains("2023-05-19"), "{note}");
+
+    // 8: after :json the raw response is printed, and parses.
+    assert!(s.out.contains("raw JSON output on"), "{}", s.out);
+    let raw = result_block(&s.out, 8);
+    let json_text: String = raw
+        .lines()
+        .skip_while(|l| !l.starts_with('['))
+        .take_while(|l| !l.starts_with('('))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let v: serde_json::Value = serde_json::from_str(&json_text).unwrap_or_else(|e| panic!("{e}: {raw}"));
+    let ids: Vec<&str> = v.as_array().unwrap().iter().map(|e| e["canonical_id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"hashtag:atlas"), "{ids:?}");
+    assert!(ids.len() <= 2);
+}
+
+#[test]
+fn an_empty_store_is_not_filled_without_demo_and_quit_stops_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let s = repl(&store, &[], ":stats\n:quit\nthis line is never read\n");
+    assert_eq!(s.code, Some(0), "{}", s.err);
+    assert!(s.err.contains("The store is empty: run with --demo"), "{}", s.err);
+    assert!(s.out.contains("leaves     0"), "{}", s.out);
+    assert!(!s.out.contains("(walk"), "{}", s.out);
+
+    // A second session on a filled store does not load the demo again.
+    let s = repl(&store, &["--demo"], ":stats\n");
+    assert!(s.err.contains("loaded the demo corpus"));
+    let again = repl(&store, &["--demo"], ":help\n");
+    assert!(!again.err.contains("loaded the demo corpus"), "{}", again.err);
+    assert!(again.out.contains(":window"), "{}", again.out);
+    assert!(again.out.contains("smart_walk"), "{}", again.out);
+}
+
+#[test]
+fn an_unusable_store_is_a_clear_error_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a store").unwrap();
+    let s = repl(&file.join("store"), &[], "");
+    assert_eq!(s.code, Some(1), "{}", s.err);
+    assert!(s.err.starts_with("repl: opening store "), "{}", s.err);
+}
