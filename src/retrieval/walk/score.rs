@@ -72,16 +72,18 @@ impl WalkParams {
 
 impl Default for WalkParams {
     fn default() -> Self {
+        // Chosen with the recall harness (BENCHMARKS.md, "walk tuning"): SPEC §5's
+        // coverage-first orderings cost recall on LoCoMo, so they are off by default.
         WalkParams {
-            candidates: 200,
+            candidates: 300,
             window: 1.0,
-            parent: 0.3,
-            speaker: 0.1,
+            parent: 0.15,
+            speaker: 0.3,
             dense: 0.5,
-            occurrence_reorder: true,
-            local_coverage_first: true,
+            occurrence_reorder: false,
+            local_coverage_first: false,
             coverage_bonus: 0.0,
-            parent_centroid: false,
+            parent_centroid: true,
             session_decay: 1.0,
             time_boost: 0.2,
         }
