@@ -4,3 +4,4 @@ mod common;
 mod registry;
 mod tool;
 mod tree;
+mod walk;

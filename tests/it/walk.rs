@@ -1,0 +1,98 @@
+//! walk's routing (SPEC §5): no entity → global; entities with no related pair →
+//! occurrence-ranked global; a related pair → local intersection; hop tightening; defaults
+//! and caps; time expressions; determinism.
+
+use crate::common::*;
+use memtree::retrieval::{Scope, WalkArgs, walk};
+use memtree::tool::call_json;
+use memtree::{Config, Memory};
+use serde_json::{Value, json};
+
+fn store() -> (Fixture, Memory) {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    let mut items = Vec::new();
+    // Alice and Bob talk about Phoenix; Quinn talks about Zephyr alone in another channel.
+    for i in 0..30 {
+        items.push(chat(
+            "slack:#eng",
+            if i % 2 == 0 { "Alice" } else { "Bob" },
+            T0 + i * MIN,
+            &format!("note {i}: the Phoenix build and the Kestrel rig"),
+        ));
+    }
+    items.push(chat("slack:#lab", "Quinn", T0 + 5 * HOUR, "The Zephyr prototype is ready"));
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    (fx, mem)
+}
+
+fn w(mem: &mut Memory, req: Value) -> Value {
+    call_json(mem, &req.to_string(), &Scope::all()).unwrap()
+}
+
+#[test]
+fn no_query_entity_routes_global() {
+    let (_fx, mut mem) = store();
+    let v = w(&mut mem, json!({"mode": "walk", "query": "is the prototype ready?"}));
+    assert_eq!(v["hits"][0]["explain"]["branch"], "global");
+    assert!(v["hits"][0]["content"].as_str().unwrap().contains("Zephyr prototype"));
+    assert_eq!(v["hits"].as_array().unwrap().len(), 10, "default limit 10");
+}
+
+#[test]
+fn unrelated_entities_route_to_occurrence_global() {
+    let (_fx, mut mem) = store();
+    // Quinn never co-occurs with Phoenix within 2 hops? Quinn–Zephyr is one component,
+    // Phoenix–Alice–Bob–Kestrel another: no related pair.
+    let v = w(&mut mem, json!({"mode": "walk", "query": "did Quinn mention Phoenix?"}));
+    assert_eq!(v["hits"][0]["explain"]["branch"], "occurrence_global", "{v}");
+    assert_eq!(v["hits"][0]["explain"]["query_entities"], json!(["misc:phoenix", "person:quinn"]));
+}
+
+#[test]
+fn related_pair_routes_local_with_coverage_two() {
+    let (_fx, mut mem) = store();
+    let v = w(&mut mem, json!({"mode": "walk", "query": "what about Phoenix and Kestrel?", "limit": 5}));
+    let h = &v["hits"][0];
+    assert_eq!(h["explain"]["branch"], "local", "{v}");
+    assert_eq!(h["explain"]["from"], "local");
+    assert!(h["explain"]["coverage"].as_u64().unwrap() >= 2, "{h}");
+    assert_eq!(h["explain"]["hops"], 1, "30 shared leaves > limit 5: tightened to one hop");
+}
+
+#[test]
+fn limit_and_hops_are_clamped_and_blank_is_an_error() {
+    let (_fx, mut mem) = store();
+    let v = w(&mut mem, json!({"mode": "walk", "query": "Phoenix build", "limit": 1000, "max_hops": 99}));
+    assert!(v["hits"].as_array().unwrap().len() <= 100);
+    let e = call_json(&mut mem, &json!({"mode": "walk", "query": ""}).to_string(), &Scope::all()).unwrap_err();
+    assert_eq!(e.to_string(), "memory_tree: walk: `query` must not be blank");
+    let e = walk(&mem, &WalkArgs::new("  "), &Scope::all()).unwrap_err();
+    assert!(e.to_string().contains("blank"));
+}
+
+#[test]
+fn time_expressions_and_windows() {
+    let (fx, mut mem) = store();
+    // The wall clock is T0 + 1000 h; the Zephyr note is ~41 days earlier: "last 60 days"
+    // boosts it and the explain names the window.
+    let v = w(&mut mem, json!({"mode": "walk", "query": "what happened in the last 60 days about the prototype?"}));
+    assert!(v["hits"][0]["explain"]["time_window"].is_array(), "{v}");
+    // time_window_days filters hard: nothing is that recent.
+    let v = w(&mut mem, json!({"mode": "walk", "query": "prototype", "time_window_days": 1}));
+    assert_eq!(v["total"], 0, "{v}");
+    fx.clock.set(T0 + 6 * HOUR);
+    let v = w(&mut mem, json!({"mode": "walk", "query": "prototype", "time_window_days": 1}));
+    assert!(v["hits"][0]["content"].as_str().unwrap().contains("Zephyr"));
+}
+
+#[test]
+fn same_question_same_answer() {
+    let (_fx, mut mem) = store();
+    let a = w(&mut mem, json!({"mode": "walk", "query": "Phoenix build note"}));
+    let b = w(&mut mem, json!({"mode": "walk", "query": "Phoenix build note"}));
+    assert_eq!(a, b);
+    let scores: Vec<f64> = a["hits"].as_array().unwrap().iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|p| p[0] >= p[1]), "scores descend: {scores:?}");
+}
