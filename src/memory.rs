@@ -319,19 +319,24 @@ impl Memory {
     /// on the wall clock. Runs at the start of every write; a host may also call it on a
     /// timer.
     pub fn flush_due(&mut self) -> Result<IngestReport> {
-        let now = self.now_ms();
+        let due = self.due_buffers(self.now_ms())?;
+        if due.is_empty() {
+            return Ok(IngestReport::default());
+        }
+        self.write(|b| b.seal_level0(&due))
+    }
+
+    /// Trees whose level-0 buffer's oldest item was appended at least the flush age before
+    /// `now` (wall clock).
+    fn due_buffers(&self, now: i64) -> Result<Vec<TreeId>> {
         let age = self.opts.config.flush_age_ms;
-        let due: Vec<TreeId> = self
+        Ok(self
             .store
             .open_leaf_buffers()?
             .into_iter()
             .filter(|(_, appended)| now.saturating_sub(*appended) >= age)
             .map(|t| t.0)
-            .collect();
-        if due.is_empty() {
-            return Ok(IngestReport::default());
-        }
-        self.write(|b| b.seal_level0(&due))
+            .collect())
     }
 
     /// Run `f` as one write: a store transaction, then (after it commits) the index commit
@@ -343,14 +348,7 @@ impl Memory {
             self.load_gazetteer()?;
         }
         let now = self.now_ms();
-        let age = self.opts.config.flush_age_ms;
-        let due: Vec<TreeId> = self
-            .store
-            .open_leaf_buffers()?
-            .into_iter()
-            .filter(|(_, appended)| now.saturating_sub(*appended) >= age)
-            .map(|t| t.0)
-            .collect();
+        let due = self.due_buffers(now)?;
         let result = (|| {
             let tx = self.store.begin()?;
             let mut batch = WriteBatch::new(

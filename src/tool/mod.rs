@@ -173,12 +173,6 @@ impl Request {
 /// Run a typed request. `scope` is the host's gate (SPEC §1), applied by every read mode.
 pub fn call(mem: &mut Memory, req: Request, scope: &Scope) -> Result<Response> {
     Ok(match req {
-        Request::SearchEntities(a) => Response::Entities(search_entities(mem, &a, scope)?),
-        Request::QuerySource(a) => Response::Query(query_source(mem, &a, scope)?),
-        Request::DrillDown(a) => Response::Query(drill_down(mem, &a, scope)?),
-        Request::CoverWindow(a) => Response::Query(cover_window(mem, &a, scope)?),
-        Request::FetchLeaves(a) => Response::Leaves(fetch_leaves(mem, &a, scope)?),
-        Request::Walk(a) => Response::Query(walk(mem, &a, scope)?),
         Request::IngestDocument(mut d) => {
             if d.modified_ms == 0 {
                 d.modified_ms = mem.now_ms();
@@ -199,6 +193,7 @@ pub fn call(mem: &mut Memory, req: Request, scope: &Scope) -> Result<Response> {
                 message,
             })
         }
+        read => call_read(mem, read, scope)?,
     })
 }
 
