@@ -88,6 +88,22 @@ impl Store {
         Ok(Tx { tx })
     }
 
+    /// Run `f` inside one read transaction: every statement in it sees the same snapshot
+    /// (a concurrent writer's commit is either wholly visible or not at all), and SQLite
+    /// takes its shared lock once instead of once per statement. Nested calls run inline.
+    pub fn read_snapshot<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        if !self.conn.is_autocommit() {
+            return f();
+        }
+        self.conn.execute_batch("BEGIN DEFERRED")?;
+        let out = f();
+        // A read transaction has nothing to keep: end it whether `f` failed or not.
+        let end = self.conn.execute_batch("COMMIT");
+        let out = out?;
+        end?;
+        Ok(out)
+    }
+
     /// The store's write generation: bumped by every committed write, recorded in the
     /// full-text index's commit so a lagging index is detected on open.
     pub fn generation(&self) -> Result<u64> {

@@ -199,6 +199,10 @@ pub fn call(mem: &mut Memory, req: Request, scope: &Scope) -> Result<Response> {
 
 /// Run a read-only request on a shared `Memory` (an `ingest_document` request is refused).
 pub fn call_read(mem: &Memory, req: Request, scope: &Scope) -> Result<Response> {
+    mem.store().read_snapshot(|| read_mode(mem, req, scope))
+}
+
+fn read_mode(mem: &Memory, req: Request, scope: &Scope) -> Result<Response> {
     Ok(match req {
         Request::SearchEntities(a) => Response::Entities(search_entities(mem, &a, scope)?),
         Request::QuerySource(a) => Response::Query(query_source(mem, &a, scope)?),
