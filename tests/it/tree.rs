@@ -290,3 +290,36 @@ proptest! {
         prop_assert_eq!(got, model);
     }
 }
+
+#[test]
+fn a_corrupt_index_directory_is_rebuilt_from_the_store() {
+    let fx = Fixture::new(Config::default());
+    {
+        let mut mem = fx.open();
+        mem.ingest((0..12).map(|i| chat("slack:#eng", "Alice", T0 + i * MIN, &format!("osprey note {i}")))).unwrap();
+    }
+    // Garbage where tantivy's meta.json was: derived data, so open wipes and rebuilds it.
+    std::fs::write(fx.dir.path().join("index").join("meta.json"), b"{not json").unwrap();
+    let mem = fx.open();
+    assert!(mem.open_report().index_rebuilt);
+    assert_eq!(mem.index().searcher().bm25("osprey", &SearchFilter::default(), 100).unwrap().1, 12);
+    check_invariants(&mem, &fx.cfg);
+}
+
+#[test]
+fn a_corrupt_database_is_a_clear_error_not_silent_loss() {
+    let fx = Fixture::new(Config::default());
+    {
+        let mut mem = fx.open();
+        mem.ingest(vec![chat("slack:#eng", "Alice", T0, "hello")]).unwrap();
+    }
+    let db = fx.dir.path().join(memtree::store::DB_FILE);
+    let _ = std::fs::remove_file(fx.dir.path().join(format!("{}-wal", memtree::store::DB_FILE)));
+    let _ = std::fs::remove_file(fx.dir.path().join(format!("{}-shm", memtree::store::DB_FILE)));
+    std::fs::write(&db, vec![0x5au8; 8192]).unwrap();
+    let err = Memory::open_with(fx.dir.path(), fx.options()).err().expect("a garbage database must not open");
+    let msg = err.to_string();
+    assert!(msg.starts_with("store:"), "{msg}");
+    // Nothing was overwritten: the bytes on disk are still the garbage we wrote.
+    assert_eq!(std::fs::read(&db).unwrap(), vec![0x5au8; 8192]);
+}
