@@ -191,6 +191,22 @@ pub const STOP_WORDS: &[&str] = &[
     "good",
 ];
 
+/// English month names, lower-case, January first.
+pub const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
 /// True for a stop word (the input must be lower-case).
 pub fn is_stop_word(w: &str) -> bool {
     STOP_WORDS.contains(&w)

@@ -152,18 +152,7 @@ fn ingest(mem: &mut Memory, format: Format, path: &Path) -> Result<IngestReport>
             }
             pb.finish_and_clear();
         }
-        Format::ChatJsonl => {
-            let items = read_chat_jsonl(path)?;
-            let pb = progress(items.len() as u64, "messages");
-            let mut items = items.into_iter().peekable();
-            while items.peek().is_some() {
-                let chunk: Vec<_> = items.by_ref().take(2000).collect();
-                let n = chunk.len() as u64;
-                total.absorb(&mem.ingest(chunk)?);
-                pb.inc(n);
-            }
-            pb.finish_and_clear();
-        }
+        Format::ChatJsonl => ingest_items(mem, read_chat_jsonl(path)?, "messages", &mut total)?,
         Format::Mbox => ingest_items(mem, read_mbox(path)?, "e-mails", &mut total)?,
         Format::Slack => ingest_items(mem, read_slack_export(path)?, "messages", &mut total)?,
         Format::Markdown => {

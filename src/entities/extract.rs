@@ -26,7 +26,8 @@ pub struct Extractor {
     hashtag: Regex,
 }
 
-/// Capitalised words that are not names: pronouns, days, months, interjections and common
+/// Capitalised words that are not names (months are checked via `text::MONTHS`): pronouns,
+/// days, interjections and common
 /// sentence-initial words that also appear capitalised mid-sentence (after a colon, in
 /// titles).
 const NOT_NAMES: &[&str] = &[
@@ -67,18 +68,6 @@ const NOT_NAMES: &[&str] = &[
     "friday",
     "saturday",
     "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "mr",
     "mrs",
     "ms",
@@ -254,6 +243,7 @@ impl Extractor {
                         && words[j].text.chars().count() >= 2
                         && words[j].text.chars().all(|c| c.is_alphabetic() || c == '-' || c == '\'')
                         && !NOT_NAMES.contains(&words[j].text.to_lowercase().as_str())
+                        && !crate::text::MONTHS.contains(&words[j].text.to_lowercase().as_str())
                         && !crate::text::is_stop_word(&words[j].text.to_lowercase())
                 };
                 if is_name(i) && !words[i].sentence_start {

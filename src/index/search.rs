@@ -67,6 +67,24 @@ impl IndexSearcher {
         out
     }
 
+    /// BM25 over content: an OR of the analysed terms of `text`; `None` when nothing is left
+    /// after analysis.
+    fn content_query(&self, text: &str) -> Option<Box<dyn Query>> {
+        let terms: BTreeSet<String> = self.analyse(text).into_iter().collect();
+        if terms.is_empty() {
+            return None;
+        }
+        let should: Vec<(Occur, Box<dyn Query>)> = terms
+            .into_iter()
+            .map(|t| {
+                let q: Box<dyn Query> =
+                    Box::new(TermQuery::new(Term::from_field_text(self.f.content, &t), IndexRecordOption::WithFreqs));
+                (Occur::Should, q)
+            })
+            .collect();
+        Some(Box::new(BooleanQuery::new(should)))
+    }
+
     /// The filter clauses; `None` when the filter can match nothing (empty scope gate).
     fn filter_clauses(&self, flt: &SearchFilter) -> Option<Vec<(Occur, Box<dyn Query>)>> {
         let f = &self.f;
@@ -135,19 +153,10 @@ impl IndexSearcher {
     /// returns the number of matches. Terms are given pre-analysed-free: the text is analysed
     /// here.
     pub fn bm25(&self, text: &str, flt: &SearchFilter, limit: usize) -> Result<(Vec<(NodeId, f32)>, usize)> {
-        let terms: BTreeSet<String> = self.analyse(text).into_iter().collect();
-        if terms.is_empty() {
-            return Ok((Vec::new(), 0));
+        match self.content_query(text) {
+            Some(q) => self.run(q, flt, limit),
+            None => Ok((Vec::new(), 0)),
         }
-        let should: Vec<(Occur, Box<dyn Query>)> = terms
-            .into_iter()
-            .map(|t| {
-                let q: Box<dyn Query> =
-                    Box::new(TermQuery::new(Term::from_field_text(self.f.content, &t), IndexRecordOption::WithFreqs));
-                (Occur::Should, q)
-            })
-            .collect();
-        self.run(Box::new(BooleanQuery::new(should)), flt, limit)
     }
 
     /// Nodes whose entity posting lists contain every id of `all` (an intersection in the
@@ -185,24 +194,12 @@ impl IndexSearcher {
     /// BM25 scores of `text` restricted to the nodes `ids` (a rerank of a known candidate
     /// set); nodes without any matching term are absent from the map.
     pub fn bm25_among(&self, text: &str, ids: &[NodeId]) -> Result<std::collections::HashMap<NodeId, f32>> {
-        let terms: BTreeSet<String> = self.analyse(text).into_iter().collect();
-        if terms.is_empty() || ids.is_empty() {
+        let Some(text_q) = self.content_query(text).filter(|_| !ids.is_empty()) else {
             return Ok(Default::default());
-        }
-        let should: Vec<(Occur, Box<dyn Query>)> = terms
-            .into_iter()
-            .map(|t| {
-                let q: Box<dyn Query> =
-                    Box::new(TermQuery::new(Term::from_field_text(self.f.content, &t), IndexRecordOption::WithFreqs));
-                (Occur::Should, q)
-            })
-            .collect();
+        };
         let among: Vec<(Occur, Box<dyn Query>)> =
             ids.iter().map(|id| (Occur::Should, term_q(Term::from_field_text(self.f.node_id, id.as_str())))).collect();
-        let q = BooleanQuery::new(vec![
-            (Occur::Must, Box::new(BooleanQuery::new(should)) as Box<dyn Query>),
-            filter(Box::new(BooleanQuery::new(among))),
-        ]);
+        let q = BooleanQuery::new(vec![(Occur::Must, text_q), filter(Box::new(BooleanQuery::new(among)))]);
         let top = self.searcher.search(&q, &TopDocs::with_limit(ids.len()))?;
         let mut out = std::collections::HashMap::with_capacity(top.len());
         for (score, addr) in top {

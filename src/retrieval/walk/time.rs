@@ -5,20 +5,7 @@
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+use crate::text::MONTHS;
 
 fn day_start(d: NaiveDate) -> i64 {
     d.and_hms_opt(0, 0, 0).map(|t| t.and_utc().timestamp_millis()).unwrap_or(0)
