@@ -8,7 +8,6 @@
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Parser;
-use memtree::embed::{FastEmbedder, ModelPaths};
 use memtree::ingest::import::{locomo, read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
 use memtree::retrieval::Scope;
 use memtree::tool::{self, MODE_NAMES, MODES, RecallRequest, Request};
@@ -22,7 +21,6 @@ use rustyline::{Editor, Helper, history::DefaultHistory};
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Parser)]
@@ -698,23 +696,17 @@ impl Helper for Complete {}
 fn open(args: &Args) -> Result<Memory> {
     let dir = match &args.store {
         Some(d) => d.clone(),
-        None => dirs::data_dir().context("no platform data directory; pass --store DIR")?.join("memtree"),
+        None => memtree::default_store_dir().context("no platform data directory; pass --store DIR")?,
     };
-    let mut opts = OpenOptions::default();
-    if !args.no_model {
-        let paths = match &args.model {
-            Some(d) => Some(ModelPaths::new(d.clone())),
-            None => ModelPaths::discover(),
-        };
-        match paths {
-            Some(p) => {
-                let e = FastEmbedder::load(&p)
-                    .with_context(|| format!("loading the embedding model from {}", p.dir.display()))?;
-                opts.embedder = Some(Arc::new(e));
-            }
-            None => eprintln!("no embedding model found (run scripts/fetch-models.sh): dense signal off, lexical only"),
+    let opts = if args.no_model {
+        OpenOptions::default()
+    } else {
+        let (opts, found) = OpenOptions::with_model(args.model.as_deref()).context("loading the embedding model")?;
+        if !found {
+            eprintln!("no embedding model found (run scripts/fetch-models.sh): dense signal off, lexical only");
         }
-    }
+        opts
+    };
     Memory::open_with(&dir, opts).with_context(|| format!("opening store {}", dir.display()))
 }
 

@@ -44,5 +44,5 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::Config;
 pub use error::{Error, Result};
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item};
-pub use memory::{CONTENT_DIR, Memory, OpenOptions, OpenReport, Stats};
+pub use memory::{CONTENT_DIR, Memory, OpenOptions, OpenReport, Stats, default_store_dir};
 pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};

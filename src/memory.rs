@@ -44,6 +44,28 @@ impl Default for OpenOptions {
     }
 }
 
+impl OpenOptions {
+    /// Default options with the dense model from `model_dir`, or from the discovered folder
+    /// (`$MEMTREE_MODEL_DIR`, else `models/` of the source tree) when `None`. The flag says
+    /// whether a model was found: without one the options are lexical only, and the caller
+    /// tells its user (library code never prints).
+    pub fn with_model(model_dir: Option<&Path>) -> Result<(OpenOptions, bool)> {
+        let mut opts = OpenOptions::default();
+        let paths = match model_dir {
+            Some(d) => Some(crate::embed::ModelPaths::new(d)),
+            None => crate::embed::ModelPaths::discover(),
+        };
+        let Some(paths) = paths else { return Ok((opts, false)) };
+        opts.embedder = Some(Arc::new(crate::embed::FastEmbedder::load(&paths)?));
+        Ok((opts, true))
+    }
+}
+
+/// The default store: `memtree/` under the platform's data directory, if it has one.
+pub fn default_store_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("memtree"))
+}
+
 /// What `open` had to repair.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct OpenReport {

@@ -4,13 +4,11 @@
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use memtree::embed::{FastEmbedder, ModelPaths};
 use memtree::eval::recall::RecallConfig;
 use memtree::ingest::import::{locomo, read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
 use memtree::retrieval::{Scope, WalkParams};
 use memtree::{IngestReport, Memory, OpenOptions};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "memtree", version, about = "An embedded memory-retrieval engine: ingest, query, benchmark")]
@@ -116,8 +114,7 @@ enum Format {
 }
 
 fn default_store() -> Result<PathBuf> {
-    let base = dirs::data_dir().context("no platform data directory; pass --store DIR")?;
-    Ok(base.join("memtree"))
+    memtree::default_store_dir().context("no platform data directory; pass --store DIR")
 }
 
 fn print(cli: &Cli, v: &serde_json::Value) -> Result<()> {
@@ -188,23 +185,12 @@ fn ingest_items(mem: &mut Memory, items: Vec<memtree::Item>, what: &str, total: 
 /// Open options with the dense model when it can be loaded; says once on stderr when the
 /// dense signal is off.
 fn open_options(cli: &Cli) -> Result<OpenOptions> {
-    let mut opts = OpenOptions::default();
     if cli.no_model {
-        return Ok(opts);
+        return Ok(OpenOptions::default());
     }
-    let paths = match &cli.model {
-        Some(d) => Some(ModelPaths::new(d.clone())),
-        None => ModelPaths::discover(),
-    };
-    match paths {
-        Some(p) => {
-            let e = FastEmbedder::load(&p)
-                .with_context(|| format!("loading the embedding model from {}", p.dir.display()))?;
-            opts.embedder = Some(Arc::new(e));
-        }
-        None => {
-            eprintln!("memtree: no embedding model found (run scripts/fetch-models.sh): dense signal off, lexical only")
-        }
+    let (opts, found) = OpenOptions::with_model(cli.model.as_deref()).context("loading the embedding model")?;
+    if !found {
+        eprintln!("memtree: no embedding model found (run scripts/fetch-models.sh): dense signal off, lexical only");
     }
     Ok(opts)
 }
