@@ -24,6 +24,7 @@
 
 pub mod clock;
 pub mod config;
+pub mod crash;
 pub mod embed;
 pub mod entities;
 mod error;
@@ -33,6 +34,7 @@ pub mod index;
 pub mod ingest;
 pub mod mcp;
 mod memory;
+mod reader;
 pub mod retrieval;
 pub mod store;
 pub mod text;
@@ -44,5 +46,6 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::Config;
 pub use error::{Error, Result};
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item};
-pub use memory::{CONTENT_DIR, Memory, OpenOptions, OpenReport, Stats, default_store_dir};
+pub use memory::{CONTENT_DIR, Memory, OpenOptions, OpenReport, default_store_dir};
+pub use reader::{Dense, Derived, MemoryReader, Stats};
 pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};

@@ -4,17 +4,17 @@
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::embed::{Embedder, VectorMatrix};
-use crate::entities::{Extractor, Gazetteer, Registry};
+use crate::entities::{Gazetteer, Registry};
 use crate::error::{Error, Result};
 use crate::index::{FullTextIndex, IndexDoc};
 use crate::ingest::{Document, IngestReport, Item, WriteBatch};
-use crate::store::{EntityReads, NodeReads, StatsReads, Store, StoreCounts, TopicReads, Tx, VectorReads};
+use crate::reader::{Derived, MemoryReader, load_gazetteer, load_vectors};
+use crate::store::{EntityReads, NodeReads, Store, TopicReads, Tx, VectorReads};
 use crate::tree::{ExtractiveSummariser, Summariser};
 use crate::types::{NodeId, SourceId, TreeId};
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 /// Sub-directory of a store holding user-editable content (the entity registry).
 pub const CONTENT_DIR: &str = "content";
@@ -75,38 +75,26 @@ pub struct OpenReport {
     pub vectors_added: usize,
 }
 
-/// Sizes and counts for `memtree stats`.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Stats {
-    /// Row counts.
-    #[serde(flatten)]
-    pub counts: StoreCounts,
-    /// Bytes of the SQLite database (with its WAL).
-    pub store_bytes: u64,
-    /// Bytes of the tantivy index.
-    pub index_bytes: u64,
-    /// Documents in the full-text index.
-    pub index_docs: u64,
-    /// The dense model in use, if any.
-    pub embedder: Option<String>,
-}
-
-/// An open memory store: the single writer and its readers.
+/// An open memory store: the single writer, and (through `Deref`) its own read side.
+/// A `Memory` *is* a reader that may also write, so every read mode takes a
+/// [`MemoryReader`] and accepts a `&Memory` as well.
 pub struct Memory {
-    dir: PathBuf,
-    opts: OpenOptions,
-    store: Store,
+    view: MemoryReader,
     index: FullTextIndex,
-    extractor: Extractor,
+    /// The write path's gazetteer (a write adds the surfaces it discovers); published to the
+    /// readers' shared state after each commit.
     gazetteer: Gazetteer,
-    vectors: Option<VectorMatrix>,
-    opened: OpenReport,
-    registry: Registry,
-    /// Registry aliases as a gazetteer, with the vault fingerprint they were read at: the
-    /// vault is the source of truth, so a hand edit is picked up at the next lookup.
-    aliases: RefCell<((usize, u128, u64), Gazetteer)>,
     /// The vault fingerprint the write-path gazetteer was built at.
     gazetteer_fp: (usize, u128, u64),
+    opened: OpenReport,
+}
+
+impl std::ops::Deref for Memory {
+    type Target = MemoryReader;
+
+    fn deref(&self) -> &MemoryReader {
+        &self.view
+    }
 }
 
 impl Memory {
@@ -124,21 +112,20 @@ impl Memory {
         let index = FullTextIndex::open(&dir)?;
         let store = Store::open(&dir)?;
         let registry = Registry::open(&dir.join(CONTENT_DIR))?;
-        let mut mem = Memory {
-            registry,
-            aliases: RefCell::new(((usize::MAX, 0, 0), Gazetteer::new())),
-            gazetteer_fp: (usize::MAX, 0, 0),
+        let gazetteer_fp = registry.fingerprint();
+        let gazetteer = load_gazetteer(&store, &registry)?;
+        let vectors = opts.embedder.as_ref().map(|e| VectorMatrix::new(e.dim()));
+        let derived = Derived::new(gazetteer.clone(), vectors);
+        let view = MemoryReader::for_writer(
             dir,
-            vectors: opts.embedder.as_ref().map(|e| VectorMatrix::new(e.dim())),
             opts,
             store,
-            index,
-            extractor: Extractor::new(),
-            gazetteer: Gazetteer::new(),
-            opened: OpenReport::default(),
-        };
-        mem.load_gazetteer()?;
-        if mem.index.committed_generation()? != Some(mem.store.generation()?) {
+            index.handle().clone(),
+            registry,
+            Arc::new(RwLock::new(derived)),
+        );
+        let mut mem = Memory { view, index, gazetteer, gazetteer_fp, opened: OpenReport::default() };
+        if mem.index.handle().committed_generation()? != Some(mem.view.store.generation()?) {
             mem.rebuild_index()?;
             mem.opened.index_rebuilt = true;
         }
@@ -151,94 +138,32 @@ impl Memory {
         &self.opened
     }
 
-    /// The store directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// The configuration in force.
-    pub fn config(&self) -> &Config {
-        &self.opts.config
-    }
-
-    /// The store (read access for retrieval).
-    pub fn store(&self) -> &Store {
-        &self.store
-    }
-
-    /// The full-text index.
-    pub fn index(&self) -> &FullTextIndex {
-        &self.index
-    }
-
-    /// The gazetteer of known surfaces.
-    pub fn gazetteer(&self) -> &Gazetteer {
-        &self.gazetteer
-    }
-
-    /// The entity extractor.
-    pub fn extractor(&self) -> &Extractor {
-        &self.extractor
-    }
-
-    /// The dense model and the node vectors, when a model is configured.
-    pub fn dense(&self) -> Option<(&dyn Embedder, &VectorMatrix)> {
-        Some((self.opts.embedder.as_deref()?, self.vectors.as_ref()?))
-    }
-
-    /// The wall clock.
-    pub fn now_ms(&self) -> i64 {
-        self.opts.clock.now_ms()
-    }
-
-    /// The entity registry (Markdown files under the content root).
-    pub fn registry(&self) -> &Registry {
-        &self.registry
-    }
-
-    /// Run `f` with the registry's aliases as a gazetteer, re-reading the vault first when
-    /// its files changed since the last look.
-    pub fn with_aliases<T>(&self, f: impl FnOnce(&Gazetteer) -> T) -> T {
-        let fp = self.registry.fingerprint();
-        let mut cache = self.aliases.borrow_mut();
-        if cache.0 != fp {
-            *cache = (fp, alias_gazetteer(&self.registry));
-        }
-        f(&cache.1)
-    }
-
+    /// Re-read the write-path gazetteer from the store and the vault, and publish it.
     fn load_gazetteer(&mut self) -> Result<()> {
-        self.gazetteer_fp = self.registry.fingerprint();
-        let mut g = alias_gazetteer(&self.registry);
-        for e in self.store.all_entities()? {
-            g.insert(e.kind, &e.surface, &e.entity_id);
-            // The id's own surface too: "person:caroline" is findable as "caroline".
-            if let Some((_, s)) = e.entity_id.as_str().split_once(':') {
-                g.insert(e.kind, s, &e.entity_id);
-            }
-        }
-        self.gazetteer = g;
+        self.gazetteer_fp = self.view.registry.fingerprint();
+        self.gazetteer = load_gazetteer(&self.view.store, &self.view.registry)?;
+        self.view.derived_mut().set_gazetteer(self.gazetteer.clone());
         Ok(())
     }
 
     /// Load stored vectors into the matrix and embed nodes that have none; returns how
     /// many were embedded.
     fn load_vectors(&mut self) -> Result<usize> {
-        let Some(emb) = self.opts.embedder.clone() else { return Ok(0) };
-        let mut m = VectorMatrix::new(emb.dim());
-        self.store.for_each_vector(emb.name(), |id, v| m.upsert(id.as_str(), &v))?;
-        self.vectors = Some(m);
-        let missing = self.store.nodes_missing_vectors(emb.name())?;
+        let Some(emb) = self.view.opts.embedder.clone() else { return Ok(0) };
+        let m = load_vectors(&self.view.store, emb.as_ref())?;
+        self.view.derived_mut().set_vectors(Some(m));
+        let missing = self.view.store.nodes_missing_vectors(emb.name())?;
         if missing.is_empty() {
             return Ok(0);
         }
         let n = missing.len();
-        let tx = self.store.begin()?;
+        let tx = self.view.store.begin()?;
+        crate::crash::point("open_embed");
         let vecs = embed_nodes(&tx, emb.as_ref(), &missing)?;
         let g = tx.commit()?;
         // The index did not change, but its payload must track the generation.
         self.index.commit(g)?;
-        if let Some(m) = self.vectors.as_mut() {
+        if let Some(m) = self.view.derived_mut().vectors_mut() {
             for (id, v) in vecs {
                 m.upsert(id.as_str(), &v);
             }
@@ -250,26 +175,31 @@ impl Memory {
     pub fn rebuild_index(&mut self) -> Result<()> {
         self.index.delete_all()?;
         let trees: HashMap<TreeId, crate::store::TreeRow> =
-            self.store.trees()?.into_iter().map(|t| (t.tree_id.clone(), t)).collect();
-        let store = &self.store;
+            self.view.store.trees()?.into_iter().map(|t| (t.tree_id.clone(), t)).collect();
+        let store = &self.view.store;
         let index = &mut self.index;
+        let mut added = 0usize;
         store.for_each_node(|n| {
             let Some(tree) = trees.get(&n.tree_id) else { return Ok(()) };
             let entities = store.node_entities(&n.node_id)?;
             let topics = store.topics(&n.node_id)?;
+            added += 1;
+            if added == 2 {
+                crate::crash::point("rebuild_index");
+            }
             index.add(&IndexDoc { node: &n, tree, entities: &entities, topics: &topics })
         })?;
-        let g = self.store.generation()?;
+        let g = self.view.store.generation()?;
         self.index.commit(g)
     }
 
     /// `memtree reindex`: rebuild the full-text index and re-embed every node.
     pub fn reindex(&mut self) -> Result<()> {
-        if let Some(emb) = self.opts.embedder.clone() {
-            let tx = self.store.begin()?;
+        if let Some(emb) = self.view.opts.embedder.clone() {
+            let tx = self.view.store.begin()?;
             tx.clear_vectors()?;
             tx.commit()?;
-            self.vectors = Some(VectorMatrix::new(emb.dim()));
+            self.view.derived_mut().set_vectors(Some(VectorMatrix::new(emb.dim())));
         }
         self.rebuild_index()?;
         self.load_vectors()?;
@@ -301,6 +231,7 @@ impl Memory {
         let drafts = doc.into_drafts(&self.opts.config)?;
         let report = self.write(|b| {
             b.report.removed += drop_source(b, &source)?;
+            crate::crash::point("replace_dropped");
             for d in drafts {
                 b.append_leaf(d)?;
             }
@@ -366,29 +297,33 @@ impl Memory {
     /// state is reloaded from the store.
     fn write(&mut self, f: impl FnOnce(&mut WriteBatch<'_, '_>) -> Result<()>) -> Result<IngestReport> {
         // A registry edited by hand since the last write: its aliases apply from now on.
-        if self.registry.fingerprint() != self.gazetteer_fp {
+        if self.view.registry.fingerprint() != self.gazetteer_fp {
             self.load_gazetteer()?;
         }
+        let revision = self.gazetteer.revision();
         let now = self.now_ms();
         let due = self.due_buffers(now)?;
+        let view = &mut self.view;
         let result = (|| {
-            let tx = self.store.begin()?;
+            let tx = view.store.begin()?;
+            crate::crash::point("write_begin");
             let mut batch = WriteBatch::new(
                 &tx,
-                &self.opts.config,
-                self.opts.summariser.as_ref(),
-                &self.extractor,
+                &view.opts.config,
+                view.opts.summariser.as_ref(),
+                &view.extractor,
                 &mut self.gazetteer,
                 now,
             );
             batch.seal_level0(&due)?;
             f(&mut batch)?;
             let (report, added, dropped) = batch.finish();
-            let vecs = match &self.opts.embedder {
+            let vecs = match &view.opts.embedder {
                 Some(emb) => embed_nodes(&tx, emb.as_ref(), &added)?,
                 None => Vec::new(),
             };
             let docs = index_rows(&tx, &added)?;
+            crate::crash::point("store_commit");
             let g = tx.commit()?;
             Ok::<_, Error>((report, dropped, vecs, docs, g))
         })();
@@ -400,20 +335,32 @@ impl Memory {
                 return Err(e);
             }
         };
-        // The store has committed: the index follows. If this fails the index is behind and
-        // the next open rebuilds it.
-        for t in &dropped {
-            self.index.delete_tree(t);
+        crate::crash::point("after_store_commit");
+        // The store has committed: the index follows. If this fails the index is behind the
+        // store until the next open rebuilds it; what was queued is dropped so that a later
+        // commit cannot carry half of this write.
+        let indexed = (|| {
+            for t in &dropped {
+                self.index.delete_tree(t);
+            }
+            for (node, tree, entities, topics) in &docs {
+                self.index.add(&IndexDoc { node, tree, entities, topics })?;
+            }
+            self.index.commit(g)
+        })();
+        if let Err(e) = indexed {
+            let _ = self.index.rollback();
+            return Err(e);
         }
-        for (node, tree, entities, topics) in &docs {
-            self.index.add(&IndexDoc { node, tree, entities, topics })?;
-        }
-        self.index.commit(g)?;
+        crate::crash::point("after_index_commit");
         if dropped.is_empty() {
-            if let Some(m) = self.vectors.as_mut() {
+            if let Some(m) = self.view.derived_mut().vectors_mut() {
                 for (id, v) in vecs {
                     m.upsert(id.as_str(), &v);
                 }
+            }
+            if self.gazetteer.revision() != revision {
+                self.view.derived_mut().set_gazetteer(self.gazetteer.clone());
             }
         } else {
             // A replace or delete removed nodes: reload the derived state from the record.
@@ -424,59 +371,36 @@ impl Memory {
     }
 
     fn reload_vectors(&mut self) -> Result<()> {
-        let Some(emb) = self.opts.embedder.clone() else { return Ok(()) };
-        let mut m = VectorMatrix::new(emb.dim());
-        self.store.for_each_vector(emb.name(), |id, v| m.upsert(id.as_str(), &v))?;
-        self.vectors = Some(m);
+        let Some(emb) = self.view.opts.embedder.clone() else { return Ok(()) };
+        let m = load_vectors(&self.view.store, emb.as_ref())?;
+        self.view.derived_mut().set_vectors(Some(m));
         Ok(())
     }
 
     /// Store or update a `memory_recall` fact; true when it was new.
     pub fn recall_put(&mut self, namespace: &str, key: &str, content: &str) -> Result<bool> {
         let now = self.now_ms();
-        let tx = self.store.begin()?;
+        let tx = self.view.store.begin()?;
         let created = tx.put_recall(namespace, key, content, now)?;
+        crate::crash::point("recall_commit");
         tx.commit_record_only()?;
         Ok(created)
     }
 
     /// Forget a `memory_recall` fact; true when it existed.
     pub fn recall_forget(&mut self, namespace: &str, key: &str) -> Result<bool> {
-        let tx = self.store.begin()?;
+        let tx = self.view.store.begin()?;
         let existed = tx.forget_recall(namespace, key)?;
+        crate::crash::point("recall_commit");
         tx.commit_record_only()?;
         Ok(existed)
     }
 
-    /// Counts and sizes.
-    pub fn stats(&self) -> Result<Stats> {
-        let db = self.store.path();
-        let wal = PathBuf::from(format!("{}-wal", db.display()));
-        let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-        Ok(Stats {
-            counts: self.store.counts()?,
-            store_bytes: size(db) + size(&wal),
-            index_bytes: self.index.size_on_disk(&self.dir),
-            index_docs: self.index.searcher().num_docs(),
-            embedder: self.opts.embedder.as_ref().map(|e| e.name().to_string()),
-        })
+    /// A reader for another thread: its own SQLite connection (reads see committed
+    /// snapshots and never block this writer), the same index reader and derived state.
+    pub fn reader(&self) -> Result<MemoryReader> {
+        self.view.reader()
     }
-}
-
-/// The registry's names (display name, aliases, handle values) → their entity ids.
-/// Unreadable files are skipped: the vault must never stop the engine.
-fn alias_gazetteer(registry: &Registry) -> Gazetteer {
-    let mut g = Gazetteer::new();
-    for r in registry.all().unwrap_or_default() {
-        g.insert(r.kind, &r.display_name, &r.id);
-        for a in &r.aliases {
-            g.insert(r.kind, a, &r.id);
-        }
-        for h in &r.handles {
-            g.insert(r.kind, &h.value, &r.id);
-        }
-    }
-    g
 }
 
 /// Delete a source's rows inside the batch; returns how many leaves went.
@@ -523,6 +447,7 @@ fn index_rows(tx: &Tx<'_>, ids: &[NodeId]) -> Result<Vec<IndexRow>> {
 fn embed_nodes(tx: &Tx<'_>, emb: &dyn Embedder, ids: &[NodeId]) -> Result<Vec<(NodeId, Vec<f32>)>> {
     let mut out = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(256) {
+        crate::crash::point("embed_batch");
         let rows = tx.nodes(chunk)?;
         let texts: Vec<&str> = rows.iter().map(|r| r.content.as_str()).collect();
         let vecs = emb.embed(&texts)?;

@@ -17,6 +17,8 @@ pub type Match<'a> = (usize, usize, &'a Named);
 #[derive(Debug, Clone, Default)]
 pub struct Gazetteer {
     map: HashMap<String, BTreeSet<(EntityKind, EntityId)>>,
+    /// Bumped by every change: lets a writer publish a copy to readers only when needed.
+    revision: u64,
 }
 
 impl Gazetteer {
@@ -28,6 +30,11 @@ impl Gazetteer {
     /// Number of surfaces known.
     pub fn len(&self) -> usize {
         self.map.len()
+    }
+
+    /// A counter that changes whenever the gazetteer does.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// True when no surface is known.
@@ -45,11 +52,14 @@ impl Gazetteer {
         if key.is_empty() || key.split(' ').count() > MAX_WORDS || key.len() < 2 {
             return;
         }
-        self.map.entry(key).or_default().insert((kind, id.clone()));
+        if self.map.entry(key).or_default().insert((kind, id.clone())) {
+            self.revision += 1;
+        }
     }
 
     /// Forget every surface of `id`.
     pub fn remove_id(&mut self, id: &EntityId) {
+        self.revision += 1;
         self.map.retain(|_, ids| {
             ids.retain(|(_, i)| i != id);
             !ids.is_empty()

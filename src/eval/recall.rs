@@ -163,12 +163,14 @@ fn rank(
         "bm25" => mem.index().searcher().bm25(q, &leaves, k)?.0.into_iter().map(|h| h.0).collect(),
         "fts5" => fts.search(q, k)?,
         "dense" => {
-            let Some((emb, vectors)) = mem.dense() else { return Ok(None) };
+            let Some(d) = mem.dense() else { return Ok(None) };
+            let (emb, vectors) = (d.embedder, d.vectors());
             let qv = emb.embed(&[q])?.pop().unwrap_or_default();
             vectors.top_k(&qv, k, |id| id.starts_with('L')).into_iter().map(|(id, _)| NodeId(id)).collect()
         }
         "hybrid" => {
-            let Some((emb, vectors)) = mem.dense() else { return Ok(None) };
+            let Some(d) = mem.dense() else { return Ok(None) };
+            let (emb, vectors) = (d.embedder, d.vectors());
             let qv = emb.embed(&[q])?.pop().unwrap_or_default();
             let lex: HashMap<NodeId, f64> =
                 mem.index().searcher().bm25(q, &leaves, 100)?.0.into_iter().map(|(id, s)| (id, f64::from(s))).collect();

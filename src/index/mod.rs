@@ -21,13 +21,20 @@ pub const INDEX_DIR: &str = "index";
 /// Payload prefix of our commits: `memtree-v<schema>:<generation>`.
 const PAYLOAD_PREFIX: &str = "memtree-v";
 
-/// The writer and reader of the index.
-pub struct FullTextIndex {
+/// The read side of the index: cheap to clone; clones share one reader, so a commit by
+/// the writer that owns one of them is visible to all.
+#[derive(Clone)]
+pub struct IndexHandle {
     index: Index,
-    writer: IndexWriter<TantivyDocument>,
     reader: IndexReader,
     fields: Fields,
     version: u32,
+}
+
+/// The single writer of the index, with its read side.
+pub struct FullTextIndex {
+    handle: IndexHandle,
+    writer: IndexWriter<TantivyDocument>,
 }
 
 /// What one node contributes to the index.
@@ -65,7 +72,7 @@ impl FullTextIndex {
             other => Error::Index(other),
         })?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(FullTextIndex { index, writer, reader, fields, version })
+        Ok(FullTextIndex { handle: IndexHandle { index, reader, fields, version }, writer })
     }
 
     fn open_existing(dir: &Path, schema: &tantivy::schema::Schema) -> Option<Index> {
@@ -76,16 +83,14 @@ impl FullTextIndex {
         (index.schema() == *schema).then_some(index)
     }
 
-    /// The store generation of the last commit, or `None` for an empty/foreign index.
-    pub fn committed_generation(&self) -> Result<Option<u64>> {
-        let metas = self.index.load_metas()?;
-        let want = format!("{PAYLOAD_PREFIX}{}:", self.version);
-        Ok(metas.payload.as_deref().and_then(|p| p.strip_prefix(want.as_str())).and_then(|g| g.parse().ok()))
+    /// The read side (shares this writer's reader).
+    pub fn handle(&self) -> &IndexHandle {
+        &self.handle
     }
 
     /// Queue a node for indexing (visible after [`FullTextIndex::commit`]).
     pub fn add(&mut self, d: &IndexDoc<'_>) -> Result<()> {
-        let f = &self.fields;
+        let f = &self.handle.fields;
         let mut doc = TantivyDocument::default();
         doc.add_text(f.node_id, d.node.node_id.as_str());
         doc.add_text(f.node_kind, if d.node.is_leaf() { "leaf" } else { "summary" });
@@ -109,12 +114,12 @@ impl FullTextIndex {
 
     /// Queue the deletion of one node.
     pub fn delete_node(&mut self, id: &NodeId) {
-        self.writer.delete_term(Term::from_field_text(self.fields.node_id, id.as_str()));
+        self.writer.delete_term(Term::from_field_text(self.handle.fields.node_id, id.as_str()));
     }
 
     /// Queue the deletion of every node of a tree.
     pub fn delete_tree(&mut self, id: &TreeId) {
-        self.writer.delete_term(Term::from_field_text(self.fields.tree_id, id.as_str()));
+        self.writer.delete_term(Term::from_field_text(self.handle.fields.tree_id, id.as_str()));
     }
 
     /// Queue the deletion of everything (before a rebuild).
@@ -127,15 +132,46 @@ impl FullTextIndex {
     /// visible to searchers.
     pub fn commit(&mut self, generation: u64) -> Result<()> {
         let mut prepared = self.writer.prepare_commit()?;
-        prepared.set_payload(&format!("{PAYLOAD_PREFIX}{}:{generation}", self.version));
+        prepared.set_payload(&format!("{PAYLOAD_PREFIX}{}:{generation}", self.handle.version));
+        crate::crash::point("index_commit");
         prepared.commit()?;
-        self.reader.reload()?;
+        self.handle.reader.reload()?;
         Ok(())
     }
 
-    /// Drop whatever is queued and not committed (after a failed store transaction).
+    /// Drop whatever is queued and not committed (after a failed commit), so the next
+    /// commit does not carry half of an earlier write.
     pub fn rollback(&mut self) -> Result<()> {
         self.writer.rollback()?;
+        Ok(())
+    }
+}
+
+impl IndexHandle {
+    /// Open the index under `store_dir` for reading only, without the writer lock: for a
+    /// second process reading a store another process writes. Never repairs or creates.
+    pub fn open_read_only(store_dir: &Path) -> Result<IndexHandle> {
+        let (schema, fields) = schema::build()?;
+        let version = schema::schema_version()?;
+        let dir = store_dir.join(INDEX_DIR);
+        let index = FullTextIndex::open_existing(&dir, &schema).ok_or_else(|| Error::Corrupt {
+            what: format!("full-text index at {}", dir.display()),
+            reason: "missing, unreadable or of another schema; open the store once with a writer to rebuild it".into(),
+        })?;
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(IndexHandle { index, reader, fields, version })
+    }
+
+    /// The store generation of the last commit, or `None` for an empty/foreign index.
+    pub fn committed_generation(&self) -> Result<Option<u64>> {
+        let metas = self.index.load_metas()?;
+        let want = format!("{PAYLOAD_PREFIX}{}:", self.version);
+        Ok(metas.payload.as_deref().and_then(|p| p.strip_prefix(want.as_str())).and_then(|g| g.parse().ok()))
+    }
+
+    /// Pick up the last commit (a reader in another process has no writer to do it).
+    pub fn reload(&self) -> Result<()> {
+        self.reader.reload()?;
         Ok(())
     }
 

@@ -89,6 +89,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
 
     /// Append one leaf (skipping it when the same content is already stored).
     pub fn append_leaf(&mut self, d: LeafDraft) -> Result<()> {
+        crate::crash::point("leaf_appended");
         if !self.seen.insert(d.node_id.clone()) || self.tx.node_exists(&d.node_id)? {
             self.sources.insert(d.source_id.clone());
             self.report.duplicates += 1;
@@ -186,6 +187,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
         if children.is_empty() {
             return Ok(());
         }
+        crate::crash::point("seal");
         let tree_row = self.tree_row(tree)?;
         let req = SummaryRequest {
             tree_scope: &tree_row.tree_scope,

@@ -3,7 +3,7 @@
 
 use super::hit::{QueryResponse, Scope, scope_of, to_hit};
 use crate::error::Result;
-use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::store::{NodeReads, NodeRow};
 use crate::types::{NodeId, SourceKind};
 use std::collections::{BTreeMap, HashSet};
@@ -30,7 +30,7 @@ pub struct CoverWindowArgs {
 /// A node belongs to the cover when its envelope lies inside the window and its parent's
 /// does not (a parent inside would cover it). Since a parent's envelope contains its
 /// children's, this picks exactly the topmost inside nodes.
-pub fn cover_window(mem: &Memory, args: &CoverWindowArgs, scope: &Scope) -> Result<QueryResponse> {
+pub fn cover_window(mem: &MemoryReader, args: &CoverWindowArgs, scope: &Scope) -> Result<QueryResponse> {
     let inside: Vec<NodeRow> = mem
         .store()
         .nodes_inside_window(args.since_ms, args.until_ms)?
@@ -76,7 +76,7 @@ pub fn cover_window(mem: &Memory, args: &CoverWindowArgs, scope: &Scope) -> Resu
     Ok(QueryResponse::new(hits, total))
 }
 
-fn source_kind_matches(mem: &Memory, n: &NodeRow, k: SourceKind) -> bool {
+fn source_kind_matches(mem: &MemoryReader, n: &NodeRow, k: SourceKind) -> bool {
     let s = scope_of(n);
     if SourceKind::from_platform_prefix(s) == Some(k) {
         return true;

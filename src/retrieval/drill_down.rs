@@ -3,7 +3,7 @@
 use super::hit::{QueryResponse, Scope, scope_of, to_hit};
 use super::rerank::{Fusion, rerank};
 use crate::error::Result;
-use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::store::{NodeReads, NodeRow};
 use crate::types::NodeId;
 
@@ -23,7 +23,7 @@ pub struct DrillDownArgs {
 /// Score: with `query`, the fused similarity in [0, 1]; without, `1 / depth` (children 1.0,
 /// grandchildren 0.5, …), the order being breadth first. A leaf, an unknown or malformed id,
 /// or a node hidden by the scope gate gives an empty response.
-pub fn drill_down(mem: &Memory, args: &DrillDownArgs, scope: &Scope) -> Result<QueryResponse> {
+pub fn drill_down(mem: &MemoryReader, args: &DrillDownArgs, scope: &Scope) -> Result<QueryResponse> {
     if !NodeId::is_well_formed(&args.node_id) {
         return Ok(QueryResponse::default());
     }

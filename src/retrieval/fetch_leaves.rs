@@ -2,7 +2,7 @@
 
 use super::hit::{RetrievalHit, Scope, scope_of, to_hit};
 use crate::error::Result;
-use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::store::NodeReads;
 use crate::types::NodeId;
 
@@ -17,7 +17,7 @@ pub struct FetchLeavesArgs {
 }
 
 /// Score is 1.0. Unknown, malformed, non-leaf and scope-hidden ids are skipped.
-pub fn fetch_leaves(mem: &Memory, args: &FetchLeavesArgs, scope: &Scope) -> Result<Vec<RetrievalHit>> {
+pub fn fetch_leaves(mem: &MemoryReader, args: &FetchLeavesArgs, scope: &Scope) -> Result<Vec<RetrievalHit>> {
     let ids: Vec<NodeId> =
         args.chunk_ids.iter().take(MAX_IDS).filter(|s| NodeId::is_well_formed(s)).map(|s| NodeId(s.clone())).collect();
     mem.store()

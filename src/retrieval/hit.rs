@@ -2,7 +2,7 @@
 //! the scope gate.
 
 use crate::error::Result;
-use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::store::{EntityReads, NodeReads, NodeRow, TopicReads};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -95,7 +95,7 @@ pub fn rfc3339(ms: i64) -> String {
 }
 
 /// Turn a stored node into a hit (entities and topics read from the store).
-pub(crate) fn to_hit(mem: &Memory, n: &NodeRow, score: f64) -> Result<RetrievalHit> {
+pub(crate) fn to_hit(mem: &MemoryReader, n: &NodeRow, score: f64) -> Result<RetrievalHit> {
     let tree = mem.store().tree(&n.tree_id)?;
     let (tree_kind, tree_scope) = tree.map(|t| (t.tree_kind, t.tree_scope)).unwrap_or_default();
     Ok(RetrievalHit {

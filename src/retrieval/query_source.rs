@@ -4,7 +4,7 @@
 use super::hit::{QueryResponse, Scope, to_hit};
 use super::rerank::{Fusion, rerank};
 use crate::error::Result;
-use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::store::{NodeReads, NodeRow};
 use crate::types::{NodeId, SourceKind};
 
@@ -28,7 +28,7 @@ pub struct QuerySourceArgs {
 ///
 /// Beside the sealed summaries, the open level-0 buffer's leaves are returned too: they are
 /// the newest content of the source and no summary covers them yet.
-pub fn query_source(mem: &Memory, args: &QuerySourceArgs, scope: &Scope) -> Result<QueryResponse> {
+pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -> Result<QueryResponse> {
     let since = args.time_window_days.map(|d| mem.now_ms() - (d * 86_400_000.0) as i64);
     let mut cands: Vec<NodeRow> = Vec::new();
     for t in mem.store().trees()? {

@@ -6,7 +6,7 @@
 //! keeps the lexical order where dense has nothing to add.
 
 use crate::error::Result;
-use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::types::NodeId;
 use std::collections::HashMap;
 
@@ -45,17 +45,17 @@ pub fn min_max(scores: &HashMap<NodeId, f64>) -> HashMap<NodeId, f64> {
 
 /// Score `ids` against `query`: fused lexical + dense in [0, 1] (lexical alone without a
 /// model). Returns `(id, score)` best first, ties by id; ids with no signal score 0.
-pub fn rerank(mem: &Memory, query: &str, ids: &[NodeId], fusion: Fusion) -> Result<Vec<(NodeId, f64)>> {
+pub fn rerank(mem: &MemoryReader, query: &str, ids: &[NodeId], fusion: Fusion) -> Result<Vec<(NodeId, f64)>> {
     let bm25: HashMap<NodeId, f64> =
         mem.index().searcher().bm25_among(query, ids)?.into_iter().map(|(k, v)| (k, f64::from(v))).collect();
     let mut lex = min_max(&bm25);
     let mut fused: HashMap<NodeId, f64> = HashMap::new();
     let dense = match mem.dense() {
-        Some((emb, vectors)) => {
-            let q = emb.embed(&[query])?.pop().unwrap_or_default();
+        Some(d) => {
+            let q = d.embedder.embed(&[query])?.pop().unwrap_or_default();
             let cos: HashMap<NodeId, f64> = ids
                 .iter()
-                .filter_map(|id| vectors.cosine(&q, id.as_str()).map(|c| (id.clone(), f64::from(c))))
+                .filter_map(|id| d.vectors().cosine(&q, id.as_str()).map(|c| (id.clone(), f64::from(c))))
                 .collect();
             Some(min_max(&cos))
         }

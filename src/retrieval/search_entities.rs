@@ -2,7 +2,7 @@
 
 use super::hit::{EntityMatch, Scope};
 use crate::error::Result;
-use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::store::EntityReads;
 use crate::types::EntityKind;
 
@@ -19,7 +19,7 @@ pub struct SearchEntitiesArgs {
 
 /// Most-mentioned first, then most recent, then id. Under a scope gate, counts and recency
 /// come from the allowed sources' leaves only, and entities seen only elsewhere are hidden.
-pub fn search_entities(mem: &Memory, args: &SearchEntitiesArgs, scope: &Scope) -> Result<Vec<EntityMatch>> {
+pub fn search_entities(mem: &MemoryReader, args: &SearchEntitiesArgs, scope: &Scope) -> Result<Vec<EntityMatch>> {
     let q = args.query.trim();
     if q.is_empty() || args.limit == 0 {
         return Ok(Vec::new());

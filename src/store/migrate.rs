@@ -10,6 +10,21 @@ const MIGRATIONS: &[(&str, &str)] = &[("0001_init.sql", include_str!("../../inde
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 
+/// Check that a store opened read-only has exactly this build's schema (a reader cannot
+/// migrate it).
+pub fn check_current(conn: &Connection) -> Result<()> {
+    let current: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if current != SCHEMA_VERSION {
+        return Err(Error::Schema {
+            reason: format!(
+                "the store has schema version {current}, this build reads version {SCHEMA_VERSION}: \
+                 open it with a writer of this version first"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Bring `conn` up to [`SCHEMA_VERSION`], or say why it cannot be opened.
 pub fn migrate(conn: &mut Connection) -> Result<()> {
     let current: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;

@@ -76,6 +76,20 @@ impl Store {
         Ok(store)
     }
 
+    /// Open the database in `dir` for reading only (a reader thread, or a process reading
+    /// a store another process writes). Never creates or migrates: a missing store or one
+    /// of another schema version is an error.
+    pub fn open_read_only(dir: &Path) -> Result<Store> {
+        let path = dir.join(DB_FILE);
+        let conn =
+            Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+        conn.pragma_update(None, "cache_size", -65_536)?;
+        // A writer's checkpoint can hold the WAL index briefly; wait instead of failing.
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        migrate::check_current(&conn)?;
+        Ok(Store { conn, path })
+    }
+
     /// Path of the database file.
     pub fn path(&self) -> &Path {
         &self.path

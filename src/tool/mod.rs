@@ -14,6 +14,7 @@ pub use spec::{MODE_NAMES, MODES};
 use crate::error::{Error, Result};
 use crate::ingest::Document;
 use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::retrieval::{
     CoverWindowArgs, DrillDownArgs, EntityMatch, FetchLeavesArgs, QueryResponse, QuerySourceArgs, RetrievalHit, Scope,
     SearchEntitiesArgs, WalkArgs, WalkParams, cover_window, drill_down, fetch_leaves, query_source, search_entities,
@@ -197,12 +198,13 @@ pub fn call(mem: &mut Memory, req: Request, scope: &Scope) -> Result<Response> {
     })
 }
 
-/// Run a read-only request on a shared `Memory` (an `ingest_document` request is refused).
-pub fn call_read(mem: &Memory, req: Request, scope: &Scope) -> Result<Response> {
-    mem.store().read_snapshot(|| read_mode(mem, req, scope))
+/// Run a read-only request on a reader (or a `&Memory`), in one snapshot of the store
+/// (an `ingest_document` request is refused).
+pub fn call_read(mem: &MemoryReader, req: Request, scope: &Scope) -> Result<Response> {
+    mem.read(|m| read_mode(m, req, scope))
 }
 
-fn read_mode(mem: &Memory, req: Request, scope: &Scope) -> Result<Response> {
+fn read_mode(mem: &MemoryReader, req: Request, scope: &Scope) -> Result<Response> {
     Ok(match req {
         Request::SearchEntities(a) => Response::Entities(search_entities(mem, &a, scope)?),
         Request::QuerySource(a) => Response::Query(query_source(mem, &a, scope)?),
@@ -214,6 +216,13 @@ fn read_mode(mem: &Memory, req: Request, scope: &Scope) -> Result<Response> {
             return Err(invalid("memory_tree: ingest_document: this handle is read-only".into()));
         }
     })
+}
+
+/// [`call_json`] for a reader: read modes only (`ingest_document` is refused).
+pub fn call_read_json(mem: &MemoryReader, input: &str, scope: &Scope) -> Result<Value> {
+    let v = parse_input("memory_tree", input)?;
+    let req = Request::from_json(&v)?;
+    Ok(serde_json::to_value(call_read(mem, req, scope)?)?)
 }
 
 /// The tool's one JSON entry point: parse `input`, run it, return the result as JSON.

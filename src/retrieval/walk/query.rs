@@ -2,7 +2,7 @@
 //! possessive-insensitive), its content words (stop and wh-words removed).
 
 use crate::entities::ExtractOptions;
-use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::text::content_words;
 use crate::types::{EntityId, EntityKind};
 
@@ -22,9 +22,9 @@ pub struct QueryAnalysis {
 }
 
 /// Analyse `q` against the store's gazetteer.
-pub fn analyse_query(mem: &Memory, q: &str) -> QueryAnalysis {
+pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let opts = ExtractOptions { case_insensitive: true, discover_names: false };
-    let mut found = mem.extractor().extract(q, mem.gazetteer(), opts);
+    let mut found = mem.extractor().extract(q, mem.derived().gazetteer(), opts);
     // Registry aliases added by hand resolve at once (the vault is the source of truth).
     found.extend(mem.with_aliases(|g| mem.extractor().extract(q, g, opts)));
     let mut entities: Vec<EntityId> = found.iter().map(|m| m.id.clone()).collect();

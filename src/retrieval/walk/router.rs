@@ -8,7 +8,7 @@ use super::score::{Scored, WalkParams, score_leaves};
 use crate::error::{Error, Result};
 use crate::graph::related_pairs;
 use crate::index::{LevelFilter, SearchFilter};
-use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::retrieval::hit::{QueryResponse, Scope, to_hit};
 use crate::store::EntityReads;
 use crate::types::{EntityId, NodeId};
@@ -61,7 +61,7 @@ impl Branch {
 /// Answer `args.query`. Hits are leaves; `score` is the scorer's fused relevance (for local
 /// hits, the number of query entities covered plus that relevance, so coverage ranks first);
 /// every hit carries `explain` with its branch and signals.
-pub fn walk(mem: &Memory, args: &WalkArgs, scope: &Scope) -> Result<QueryResponse> {
+pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryResponse> {
     if args.query.trim().is_empty() {
         return Err(Error::invalid("walk.query", "must not be blank"));
     }
@@ -171,7 +171,7 @@ pub fn walk(mem: &Memory, args: &WalkArgs, scope: &Scope) -> Result<QueryRespons
 /// index's posting lists. While more than `k` remain and the hop bound can tighten, keep
 /// only pairs within the tighter bound; keep the last non-empty set.
 fn local_candidates(
-    mem: &Memory,
+    mem: &MemoryReader,
     pairs: &[(EntityId, EntityId, u32)],
     flt: &SearchFilter,
     k: usize,

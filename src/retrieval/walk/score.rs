@@ -9,7 +9,7 @@
 use super::query::QueryAnalysis;
 use crate::error::Result;
 use crate::index::{LevelFilter, SearchFilter};
-use crate::memory::Memory;
+use crate::reader::MemoryReader;
 use crate::retrieval::rerank::min_max;
 use crate::store::{NodeReads, NodeRow};
 use crate::types::NodeId;
@@ -104,7 +104,7 @@ pub struct Scored {
 /// Score leaves for `qa`: the first-stage candidates plus `extra` (e.g. a local branch's
 /// intersection). Best first, ties by id.
 pub fn score_leaves(
-    mem: &Memory,
+    mem: &MemoryReader,
     qa: &QueryAnalysis,
     flt: &SearchFilter,
     params: &WalkParams,
@@ -116,13 +116,14 @@ pub fn score_leaves(
     let bm25: HashMap<NodeId, f64> = lex.iter().map(|(id, s)| (id.clone(), f64::from(*s))).collect();
 
     // Dense first stage and query vector.
-    let dense = match mem.dense() {
-        Some((emb, vectors)) if params.dense > 0.0 => {
-            let q = emb.embed(&[qa.raw.as_str()])?.pop().unwrap_or_default();
-            Some((q, vectors))
+    let held = match mem.dense() {
+        Some(d) if params.dense > 0.0 => {
+            let q = d.embedder.embed(&[qa.raw.as_str()])?.pop().unwrap_or_default();
+            Some((q, d))
         }
         _ => None,
     };
+    let dense = held.as_ref().map(|(q, d)| (q.as_slice(), d.vectors()));
     let mut cand: BTreeSet<NodeId> = bm25.keys().cloned().collect();
     cand.extend(extra.iter().cloned());
     // A named time window brings its own best matches in (they get the time boost below).

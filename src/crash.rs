@@ -1,0 +1,84 @@
+//! Kill points for the crash tests: named places in the write path where a test can have
+//! the process SIGKILL itself, to prove that a crash there loses nothing and shows nothing
+//! half-done.
+//!
+//! `MEMTREE_CRASH_AT=<point>[:<n>]` kills the process the `n`-th time (default: the first)
+//! it reaches `<point>`. The variable is read once; when it is unset — always, outside
+//! `tests/crash.rs` — a point costs one `OnceLock` read and a comparison. A kill point
+//! never changes what the code does otherwise.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The environment variable that arms a kill point.
+pub const CRASH_ENV: &str = "MEMTREE_CRASH_AT";
+
+/// Every kill point in the write path, in the order a write reaches them. The crash test
+/// sweeps this list, so a point added to the code without a name here is not tested.
+pub const POINTS: &[&str] = &[
+    // Inside the SQLite write transaction: nothing of the write may survive.
+    "write_begin",
+    "leaf_appended",
+    "replace_dropped",
+    "seal",
+    "embed_batch",
+    "store_commit",
+    // The store committed, the index not yet: reopen must repair the index.
+    "after_store_commit",
+    "index_commit",
+    // Both committed, the in-memory state not yet updated, the call not yet returned.
+    "after_index_commit",
+    // `memory_recall` writes commit without the index.
+    "recall_commit",
+    // Repairs on open: a crash during a repair must leave a store the next open repairs.
+    "rebuild_index",
+    "open_embed",
+];
+
+struct Armed {
+    point: String,
+    nth: u64,
+    seen: AtomicU64,
+}
+
+fn armed() -> Option<&'static Armed> {
+    static ARMED: OnceLock<Option<Armed>> = OnceLock::new();
+    ARMED
+        .get_or_init(|| {
+            let spec = std::env::var(CRASH_ENV).ok()?;
+            let (point, nth) = match spec.split_once(':') {
+                Some((p, n)) => (p.to_string(), n.parse().ok()?),
+                None => (spec, 1),
+            };
+            Some(Armed { point, nth, seen: AtomicU64::new(0) })
+        })
+        .as_ref()
+}
+
+/// A kill point: SIGKILL this process if it is the armed point's `n`-th visit.
+pub(crate) fn point(name: &'static str) {
+    debug_assert!(POINTS.contains(&name), "kill point {name} is not listed in crash::POINTS");
+    let Some(a) = armed() else { return };
+    if a.point == name && a.seen.fetch_add(1, Ordering::SeqCst) + 1 == a.nth {
+        kill_self();
+    }
+}
+
+#[cfg(unix)]
+fn kill_self() -> ! {
+    // SIGKILL, not abort or exit: no destructor, buffer flush or atexit handler runs,
+    // exactly as when the OS or the user kills the assistant.
+    // SAFETY: kill(2) on our own pid has no memory-safety preconditions.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
+    // SIGKILL cannot be caught; delivery is asynchronous only in theory.
+    loop {
+        std::thread::park();
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_self() -> ! {
+    std::process::abort()
+}

@@ -1,0 +1,335 @@
+//! `MemoryReader`: the read side of a store — everything retrieval needs (a SQLite
+//! connection, the index's reader, the gazetteer and the vectors) and nothing that writes.
+//! A `Memory` is its writer plus one of these; `Memory::reader` hands out more for other
+//! threads, and `MemoryReader::open` reads a store that another process writes.
+
+use crate::config::Config;
+use crate::embed::{Embedder, VectorMatrix};
+use crate::entities::{Extractor, Gazetteer, Registry};
+use crate::error::Result;
+use crate::index::IndexHandle;
+use crate::memory::{CONTENT_DIR, OpenOptions};
+use crate::store::{EntityReads, StatsReads, Store, StoreCounts, VectorReads};
+use std::cell::{Cell, RefCell};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Sizes and counts for `memtree stats`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Stats {
+    /// Row counts.
+    #[serde(flatten)]
+    pub counts: StoreCounts,
+    /// Bytes of the SQLite database (with its WAL).
+    pub store_bytes: u64,
+    /// Bytes of the tantivy index.
+    pub index_bytes: u64,
+    /// Documents in the full-text index.
+    pub index_docs: u64,
+    /// The dense model in use, if any.
+    pub embedder: Option<String>,
+}
+
+/// The in-memory state derived from the store: the gazetteer of indexed surfaces and the
+/// node vectors. Shared by a writer and its readers; the writer updates it after each
+/// commit. It is a hint for finding candidates — every hit's content is read from the
+/// reader's SQLite snapshot, so a lag here can cost a candidate, never mix versions.
+pub struct Derived {
+    gazetteer: Gazetteer,
+    vectors: Option<VectorMatrix>,
+}
+
+impl Derived {
+    /// Build from the store: every entity surface (plus the registry's names) and every
+    /// stored vector of `embedder`.
+    pub(crate) fn load(store: &Store, registry: &Registry, embedder: Option<&dyn Embedder>) -> Result<Derived> {
+        let vectors = match embedder {
+            Some(e) => Some(load_vectors(store, e)?),
+            None => None,
+        };
+        Ok(Derived { gazetteer: load_gazetteer(store, registry)?, vectors })
+    }
+
+    pub(crate) fn new(gazetteer: Gazetteer, vectors: Option<VectorMatrix>) -> Derived {
+        Derived { gazetteer, vectors }
+    }
+
+    /// The gazetteer of indexed entity surfaces.
+    pub fn gazetteer(&self) -> &Gazetteer {
+        &self.gazetteer
+    }
+
+    /// The node vectors, when a model is configured.
+    pub fn vectors(&self) -> Option<&VectorMatrix> {
+        self.vectors.as_ref()
+    }
+
+    pub(crate) fn set_gazetteer(&mut self, g: Gazetteer) {
+        self.gazetteer = g;
+    }
+
+    pub(crate) fn vectors_mut(&mut self) -> Option<&mut VectorMatrix> {
+        self.vectors.as_mut()
+    }
+
+    pub(crate) fn set_vectors(&mut self, v: Option<VectorMatrix>) {
+        self.vectors = v;
+    }
+}
+
+/// The gazetteer of a store: registry names, then every entity's surface and the surface
+/// part of its id ("person:caroline" is findable as "caroline").
+pub(crate) fn load_gazetteer(store: &Store, registry: &Registry) -> Result<Gazetteer> {
+    let mut g = alias_gazetteer(registry);
+    for e in store.all_entities()? {
+        g.insert(e.kind, &e.surface, &e.entity_id);
+        if let Some((_, s)) = e.entity_id.as_str().split_once(':') {
+            g.insert(e.kind, s, &e.entity_id);
+        }
+    }
+    Ok(g)
+}
+
+/// Every stored vector of `embedder` as a matrix.
+pub(crate) fn load_vectors(store: &Store, embedder: &dyn Embedder) -> Result<VectorMatrix> {
+    let mut m = VectorMatrix::new(embedder.dim());
+    store.for_each_vector(embedder.name(), |id, v| m.upsert(id.as_str(), &v))?;
+    Ok(m)
+}
+
+/// The registry's names (display name, aliases, handle values) → their entity ids.
+/// Unreadable files are skipped: the vault must never stop the engine.
+pub(crate) fn alias_gazetteer(registry: &Registry) -> Gazetteer {
+    let mut g = Gazetteer::new();
+    for r in registry.all().unwrap_or_default() {
+        g.insert(r.kind, &r.display_name, &r.id);
+        for a in &r.aliases {
+            g.insert(r.kind, a, &r.id);
+        }
+        for h in &r.handles {
+            g.insert(r.kind, &h.value, &r.id);
+        }
+    }
+    g
+}
+
+/// The dense model and the node vectors, held for one query.
+pub struct Dense<'a> {
+    /// The query embedder.
+    pub embedder: &'a dyn Embedder,
+    derived: RwLockReadGuard<'a, Derived>,
+}
+
+impl Dense<'_> {
+    /// The node vectors.
+    pub fn vectors(&self) -> &VectorMatrix {
+        self.derived.vectors().expect("Dense is only built when vectors exist")
+    }
+}
+
+/// A read handle on a store. `Send`, not `Sync`: one per thread (`Memory::reader`).
+pub struct MemoryReader {
+    pub(crate) dir: PathBuf,
+    pub(crate) opts: OpenOptions,
+    pub(crate) store: Store,
+    pub(crate) index: IndexHandle,
+    pub(crate) extractor: Extractor,
+    pub(crate) registry: Registry,
+    /// Registry aliases as a gazetteer, with the vault fingerprint they were read at: the
+    /// vault is the source of truth, so a hand edit is picked up at the next lookup.
+    aliases: RefCell<((usize, u128, u64), Gazetteer)>,
+    derived: Arc<RwLock<Derived>>,
+    /// A reader of another process's store follows the writer itself: the store
+    /// generation its index reader and derived state were last refreshed at. `None` when a
+    /// writer in this process keeps them current.
+    follows: Option<Cell<u64>>,
+}
+
+impl MemoryReader {
+    /// Open a store that another process may be writing, for reading only: no writer lock,
+    /// no migration, no repair. The index must exist (a writer creates and repairs it).
+    pub fn open(dir: impl AsRef<Path>, opts: OpenOptions) -> Result<MemoryReader> {
+        let dir = dir.as_ref().to_path_buf();
+        let store = Store::open_read_only(&dir)?;
+        let index = IndexHandle::open_read_only(&dir)?;
+        let registry = Registry::open(&dir.join(CONTENT_DIR))?;
+        let generation = store.generation()?;
+        let derived = store.read_snapshot(|| Derived::load(&store, &registry, opts.embedder.as_deref()))?;
+        Ok(MemoryReader {
+            dir,
+            opts,
+            store,
+            index,
+            extractor: Extractor::new(),
+            registry,
+            aliases: RefCell::new(((usize::MAX, 0, 0), Gazetteer::new())),
+            derived: Arc::new(RwLock::new(derived)),
+            follows: Some(Cell::new(generation)),
+        })
+    }
+
+    /// The read side of a writer (`Memory::open_with`): shares `derived` and the index
+    /// reader with it.
+    pub(crate) fn for_writer(
+        dir: PathBuf,
+        opts: OpenOptions,
+        store: Store,
+        index: IndexHandle,
+        registry: Registry,
+        derived: Arc<RwLock<Derived>>,
+    ) -> MemoryReader {
+        MemoryReader {
+            dir,
+            opts,
+            store,
+            index,
+            extractor: Extractor::new(),
+            registry,
+            aliases: RefCell::new(((usize::MAX, 0, 0), Gazetteer::new())),
+            derived,
+            follows: None,
+        }
+    }
+
+    /// Another reader on the same store for another thread: its own SQLite connection,
+    /// sharing this one's index reader and derived state.
+    pub fn reader(&self) -> Result<MemoryReader> {
+        let store = Store::open_read_only(&self.dir)?;
+        let registry = Registry::open(&self.dir.join(CONTENT_DIR))?;
+        let follows = self.follows.as_ref().map(|g| Cell::new(g.get()));
+        // A follower refreshes its own copy of the derived state; sharing one would let two
+        // threads refresh it at once.
+        let derived = match &follows {
+            Some(_) => Arc::new(RwLock::new(
+                store.read_snapshot(|| Derived::load(&store, &registry, self.opts.embedder.as_deref()))?,
+            )),
+            None => Arc::clone(&self.derived),
+        };
+        Ok(MemoryReader {
+            dir: self.dir.clone(),
+            opts: self.opts.clone(),
+            store,
+            index: self.index.clone(),
+            extractor: Extractor::new(),
+            registry,
+            aliases: RefCell::new(((usize::MAX, 0, 0), Gazetteer::new())),
+            derived,
+            follows,
+        })
+    }
+
+    /// Run `f` in one SQLite read snapshot: every statement sees the same committed state,
+    /// so a concurrent replace is wholly visible or not at all. A reader of another
+    /// process's store first catches up with the writer's last commit.
+    pub fn read<T>(&self, f: impl FnOnce(&MemoryReader) -> Result<T>) -> Result<T> {
+        self.store.read_snapshot(|| {
+            self.refresh()?;
+            f(self)
+        })
+    }
+
+    /// Catch up with a writer in another process: reload the index reader and the derived
+    /// state when the store generation moved. A no-op for a writer's own readers.
+    fn refresh(&self) -> Result<()> {
+        let Some(seen) = &self.follows else { return Ok(()) };
+        let g = self.store.generation()?;
+        if g == seen.get() {
+            return Ok(());
+        }
+        self.index.reload()?;
+        let fresh = Derived::load(&self.store, &self.registry, self.opts.embedder.as_deref())?;
+        *self.derived_mut() = fresh;
+        seen.set(g);
+        Ok(())
+    }
+
+    /// The store directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.opts.config
+    }
+
+    /// The options the store was opened with.
+    pub fn options(&self) -> &OpenOptions {
+        &self.opts
+    }
+
+    /// The store (read access for retrieval).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The full-text index's read side.
+    pub fn index(&self) -> &IndexHandle {
+        &self.index
+    }
+
+    /// The derived state (gazetteer, vectors), read-locked for as long as the guard lives.
+    pub fn derived(&self) -> RwLockReadGuard<'_, Derived> {
+        // A writer that panicked mid-update leaves a state that is at worst stale: reading
+        // it is safe (hits are resolved against the store), so poisoning is ignored.
+        self.derived.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn derived_mut(&self) -> RwLockWriteGuard<'_, Derived> {
+        self.derived.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The entity extractor.
+    pub fn extractor(&self) -> &Extractor {
+        &self.extractor
+    }
+
+    /// The dense model and the node vectors, when a model is configured.
+    pub fn dense(&self) -> Option<Dense<'_>> {
+        let embedder = self.opts.embedder.as_deref()?;
+        let derived = self.derived();
+        derived.vectors()?;
+        Some(Dense { embedder, derived })
+    }
+
+    /// The wall clock.
+    pub fn now_ms(&self) -> i64 {
+        self.opts.clock.now_ms()
+    }
+
+    /// The entity registry (Markdown files under the content root).
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Run `f` with the registry's aliases as a gazetteer, re-reading the vault first when
+    /// its files changed since the last look.
+    pub fn with_aliases<T>(&self, f: impl FnOnce(&Gazetteer) -> T) -> T {
+        let fp = self.registry.fingerprint();
+        let mut cache = self.aliases.borrow_mut();
+        if cache.0 != fp {
+            *cache = (fp, alias_gazetteer(&self.registry));
+        }
+        f(&cache.1)
+    }
+
+    /// Counts and sizes.
+    pub fn stats(&self) -> Result<Stats> {
+        let db = self.store.path();
+        let wal = PathBuf::from(format!("{}-wal", db.display()));
+        let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        Ok(Stats {
+            counts: self.store.counts()?,
+            store_bytes: size(db) + size(&wal),
+            index_bytes: self.index.size_on_disk(&self.dir),
+            index_docs: self.index.searcher().num_docs(),
+            embedder: self.opts.embedder.as_ref().map(|e| e.name().to_string()),
+        })
+    }
+}
+
+impl std::fmt::Debug for MemoryReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryReader").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
