@@ -3,7 +3,7 @@
 use crate::config::approx_tokens;
 use crate::error::Result;
 use crate::text::{content_words, sentences};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 /// One child of the summary being written.
 #[derive(Debug, Clone)]
@@ -46,7 +46,9 @@ pub struct ExtractiveSummariser;
 struct Candidate {
     order: usize,
     text: String,
-    words: HashSet<String>,
+    /// Ordered, so the float sum below is the same in every process (a `HashSet`'s
+    /// per-process iteration order changed the last bits and, through ties, the summary).
+    words: BTreeSet<String>,
     score: f64,
     tokens: usize,
 }
@@ -62,7 +64,7 @@ impl Summariser for ExtractiveSummariser {
         let mut cands = Vec::new();
         for c in &req.children {
             for s in sentences(c.content) {
-                let words: HashSet<String> = content_words(s).collect();
+                let words: BTreeSet<String> = content_words(s).collect();
                 if words.is_empty() {
                     continue;
                 }
