@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memtree::eval::recall::RecallConfig;
 use memtree::ingest::import::{locomo, read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
 use memtree::retrieval::{Scope, WalkParams};
-use memtree::{IngestReport, Memory, OpenOptions};
+use memtree::{IngestReport, Memory, MemoryReader, OpenOptions};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
@@ -274,8 +274,17 @@ fn run(cli: &Cli) -> Result<()> {
         Some(d) => d.clone(),
         None => default_store()?,
     };
-    let mut mem =
-        Memory::open_with(&dir, open_options(cli)?).with_context(|| format!("opening store {}", dir.display()))?;
+    let opts = open_options(cli)?;
+    let mut mem = match Memory::open_with(&dir, opts.clone()) {
+        Ok(m) => m,
+        // Another process (the assistant) is writing: reads go through a read-only handle.
+        Err(memtree::Error::Locked { .. }) if matches!(cli.cmd, Cmd::Tool { .. } | Cmd::Stats) => {
+            let reader =
+                MemoryReader::open(&dir, opts).with_context(|| format!("opening store {} read-only", dir.display()))?;
+            return run_read_only(cli, &reader);
+        }
+        Err(e) => return Err(e).with_context(|| format!("opening store {}", dir.display())),
+    };
     match &cli.cmd {
         Cmd::Ingest { format, path } => {
             let r = ingest(&mut mem, *format, path)?;
@@ -307,6 +316,20 @@ fn run(cli: &Cli) -> Result<()> {
         Cmd::Bench { .. } => unreachable!("handled above"),
     }
     Ok(())
+}
+
+/// `tool` and `stats` on a store another process holds for writing.
+fn run_read_only(cli: &Cli, reader: &MemoryReader) -> Result<()> {
+    match &cli.cmd {
+        Cmd::Tool { json, .. } => {
+            let input = json_arg(json)?;
+            let out = memtree::tool::call_read_json(reader, &input, &Scope::all())
+                .context("the store is open for writing in another process; read modes only")?;
+            print(cli, &out)
+        }
+        Cmd::Stats => print(cli, &serde_json::to_value(reader.stats()?)?),
+        _ => unreachable!("only read commands fall back to a reader"),
+    }
 }
 
 fn main() {

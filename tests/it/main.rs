@@ -1,6 +1,9 @@
 //! Integration tests, one binary: shared fixtures and invariant checks in `common`.
 
 mod common;
+mod concurrency;
+mod fuzz;
+mod hostile;
 mod registry;
 mod tool;
 mod tree;

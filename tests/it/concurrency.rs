@@ -1,0 +1,223 @@
+//! Readers while one writer works: reader threads (`Memory::reader`) and a second process
+//! (the `memtree` CLI, which falls back to a read-only handle when the store is locked)
+//! query while the writer ingests and replaces a document over and over. No reader may see
+//! a mix of two versions, get an error, or hang; a second writer is refused.
+
+use crate::common::{Fixture, HOUR, T0, chat};
+use memtree::retrieval::Scope;
+use memtree::store::NodeReads;
+use memtree::{Config, Document, Memory, MemoryReader, SourceId, TreeId};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+const DOC: &str = "doc:notes/plan.md";
+const VERSIONS: u32 = 25;
+
+fn config() -> Config {
+    // Small chunks: every version is several leaves, and versions differ in leaf count.
+    Config { chunk_tokens: 30, chunk_overlap_tokens: 0, ..Config::default() }
+}
+
+/// Version `v`: `v % 4 + 2` sections; the title (which every leaf of a document carries)
+/// names the edition, so any leaf tells which version it belongs to.
+fn plan(v: u32) -> Document {
+    let sections = v % 4 + 2;
+    Document {
+        source_id: SourceId::from(DOC),
+        title: format!("Plan edition v{v}"),
+        body: (0..sections)
+            .map(|i| {
+                format!("Section {i} of the osprey plan, edition v{v}. Budget review with Kestrel Labs follows.\n\n")
+            })
+            .collect(),
+        modified_ms: T0 + i64::from(v) * HOUR,
+        source_ref: Some("notes/plan.md".into()),
+        provider: None,
+    }
+}
+
+/// The edition a text names ("edition v7" → 7).
+fn edition(text: &str) -> Option<u32> {
+    let at = text.find("edition v")? + "edition v".len();
+    text[at..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()
+}
+
+/// What one reader observed: a snapshot of the document read straight from the store.
+/// Every leaf names the same edition, the number of leaves is that edition's, and the
+/// summary lists exactly those leaves.
+fn check_snapshot(r: &MemoryReader) -> Result<Option<u32>, String> {
+    let tree = TreeId::for_source(&SourceId::from(DOC));
+    // Two statements: only the snapshot makes the second agree with the first.
+    let (nodes, summaries) = r
+        .read(|r| Ok((r.store().tree_nodes(&tree)?, r.store().tree_summaries(&tree)?)))
+        .map_err(|e| format!("reader error: {e}"))?;
+    if nodes.is_empty() {
+        return Ok(None);
+    }
+    let leaves: Vec<_> = nodes.iter().filter(|n| n.is_leaf()).collect();
+    let eds: BTreeSet<Option<u32>> = leaves.iter().map(|n| edition(&n.content)).collect();
+    let [Some(v)] = eds.iter().copied().collect::<Vec<_>>()[..] else {
+        return Err(format!("one snapshot shows editions {eds:?}"));
+    };
+    let chunks = memtree::Document::into_drafts(plan(v), &config()).map_err(|e| e.to_string())?.len();
+    if leaves.len() != chunks {
+        return Err(format!("edition {v}: {} leaves visible, the edition has {chunks}", leaves.len()));
+    }
+    let ids: BTreeSet<_> = leaves.iter().map(|n| n.node_id.clone()).collect();
+    if summaries.len() != 1 || summaries[0].child_ids.iter().cloned().collect::<BTreeSet<_>>() != ids {
+        return Err(format!("edition {v}: the summary does not list exactly the visible leaves"));
+    }
+    Ok(Some(v))
+}
+
+/// Through the tool: every hit of the document in one `walk` names one edition.
+fn check_walk(out: &Value) -> Result<(), String> {
+    let hits = out["hits"].as_array().ok_or_else(|| format!("not a QueryResponse: {out}"))?;
+    let eds: BTreeSet<u32> = hits
+        .iter()
+        .filter(|h| h["tree_scope"] == DOC && h["node_kind"] == "leaf")
+        .filter_map(|h| h["content"].as_str().and_then(edition))
+        .collect();
+    if eds.len() > 1 {
+        return Err(format!("one walk answer mixes editions {eds:?}"));
+    }
+    Ok(())
+}
+
+const WALK: &str = r#"{"mode":"walk","query":"osprey plan section edition budget","limit":100}"#;
+
+/// Writer: replace the document `VERSIONS` times, with chat traffic in between.
+fn write_all(mem: &mut Memory) {
+    for v in 1..=VERSIONS {
+        mem.ingest_document(plan(v)).unwrap();
+        let ts = T0 + i64::from(v) * HOUR;
+        mem.ingest([chat("slack:#eng", "Ada", ts, &format!("Osprey plan edition v{v} is out"))]).unwrap();
+    }
+}
+
+#[test]
+fn reader_threads_never_see_a_mix_of_versions() {
+    let fx = Fixture::new(config());
+    let mut mem = fx.open();
+    mem.ingest_document(plan(0)).unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<Result<(usize, BTreeSet<u32>), String>>();
+    let mut handles = Vec::new();
+    for _ in 0..3 {
+        let reader = mem.reader().unwrap();
+        let (done, tx) = (Arc::clone(&done), tx.clone());
+        handles.push(std::thread::spawn(move || {
+            let mut seen = BTreeSet::new();
+            let mut reads = 0;
+            let result = loop {
+                // Read once more after the writer finished, so the last version is seen.
+                let last = done.load(Ordering::SeqCst);
+                match check_snapshot(&reader) {
+                    Ok(v) => seen.extend(v),
+                    Err(e) => break Err(e),
+                }
+                let out = match memtree::tool::call_read_json(&reader, WALK, &Scope::all()) {
+                    Ok(out) => out,
+                    Err(e) => break Err(format!("walk failed: {e}")),
+                };
+                if let Err(e) = check_walk(&out) {
+                    break Err(e);
+                }
+                reads += 1;
+                if last {
+                    break Ok((reads, seen));
+                }
+            };
+            tx.send(result).unwrap();
+        }));
+    }
+    drop(tx);
+    write_all(&mut mem);
+    done.store(true, Ordering::SeqCst);
+    for _ in 0..handles.len() {
+        // A hung reader fails the test instead of hanging it.
+        let (reads, seen) = rx.recv_timeout(Duration::from_secs(120)).expect("reader hung").unwrap();
+        assert!(reads >= 1);
+        assert!(seen.contains(&VERSIONS), "the last edition was never seen: {seen:?}");
+    }
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn a_second_process_reads_while_the_writer_holds_the_store() {
+    let fx = Fixture::new(config());
+    let mut mem = fx.open();
+    mem.ingest_document(plan(0)).unwrap();
+    let dir = fx.dir.path().to_path_buf();
+    let query = |args: &[&str]| -> Result<Value, String> {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_memtree"))
+            .arg("--store")
+            .arg(&dir)
+            .arg("--no-model")
+            .args(args)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!("exit {}: {}", out.status, String::from_utf8_lossy(&out.stderr)));
+        }
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    };
+    let writer = std::thread::spawn(move || {
+        write_all(&mut mem);
+        mem
+    });
+    let mut answers = 0;
+    while !writer.is_finished() {
+        let out = query(&["tool", WALK]).unwrap();
+        check_walk(&out).unwrap();
+        answers += 1;
+    }
+    let mem = writer.join().unwrap();
+    // The writer still holds the store: the CLI reads through a read-only handle and sees
+    // the last edition; a write through it is refused with a clear error.
+    let out = query(&["tool", WALK]).unwrap();
+    check_walk(&out).unwrap();
+    let editions: BTreeSet<u32> = out["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["tree_scope"] == DOC)
+        .filter_map(|h| h["content"].as_str().and_then(edition))
+        .collect();
+    assert_eq!(editions, BTreeSet::from([VERSIONS]), "answers during the run: {answers}");
+    let stats = query(&["stats"]).unwrap();
+    assert_eq!(stats["leaves"], json!(mem.stats().unwrap().counts.leaves));
+    let doc = json!({"mode":"ingest_document","title":"t","body":"b","source_id":"doc:x"}).to_string();
+    let err = query(&["tool", &doc]).unwrap_err();
+    assert!(err.contains("read-only") && err.contains("another process"), "{err}");
+    // A second writer is refused rather than let in.
+    match Memory::open(fx.dir.path()) {
+        Err(memtree::Error::Locked { .. }) => {}
+        other => panic!("expected Locked, got {:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn a_read_only_reader_follows_the_writer_of_another_handle() {
+    // `MemoryReader::open` is what another process uses: it must catch up with commits it
+    // did not make (index reader reload, gazetteer for new names).
+    let fx = Fixture::new(config());
+    let mut mem = fx.open();
+    mem.ingest_document(plan(1)).unwrap();
+    let reader = MemoryReader::open(fx.dir.path(), fx.options()).unwrap();
+    assert_eq!(check_snapshot(&reader), Ok(Some(1)));
+    mem.ingest_document(plan(2)).unwrap();
+    mem.ingest([chat("slack:#eng", "Zephyrine", T0, "Zephyrine joined the osprey plan")]).unwrap();
+    assert_eq!(check_snapshot(&reader), Ok(Some(2)));
+    let out =
+        memtree::tool::call_read_json(&reader, r#"{"mode":"walk","query":"What did Zephyrine join?"}"#, &Scope::all())
+            .unwrap();
+    let hit = &out["hits"][0];
+    assert!(hit["content"].as_str().unwrap().contains("Zephyrine"), "{out}");
+    assert!(hit["explain"].to_string().contains("person:zephyrine"), "the new name routes: {hit}");
+}
