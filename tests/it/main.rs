@@ -2,8 +2,6 @@
 
 mod common;
 mod concurrency;
-mod fuzz;
-mod hostile;
 mod registry;
 mod tool;
 mod tree;
