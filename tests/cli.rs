@@ -226,3 +226,56 @@ fn recall_stats_and_help() {
         assert!(h.out.contains("Usage: memtree"), "{cmd}: {}", h.out);
     }
 }
+
+/// Privacy: nothing the user wrote or asked reaches stderr (the only place the CLI logs)
+/// at default settings — not on success, not in error messages, not with `RUST_LOG` set
+/// by the environment (the library installs no logger; a dependency's log lines would
+/// have nowhere to go).
+#[test]
+fn stderr_never_carries_message_or_query_text() {
+    let (_d, s) = store();
+    let secret = "Zanzibar-ledger-7731";
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("chat.jsonl");
+    std::fs::write(
+        &jsonl,
+        format!(
+            "{{\"source_id\":\"slack:#x\",\"author\":\"Ada\",\"ts\":1683504000000,\"text\":\"the {secret} is in the drawer\"}}\n\
+             {{\"source_id\":\"slack:#x\",\"author\":\"Ada\",\"ts\":\"not a time\",\"text\":\"second {secret} line\"}}\n"
+        ),
+    )
+    .unwrap();
+    let walk = json!({"mode":"walk","query":format!("where is the {secret}?")}).to_string();
+    let calls = [
+        format!("{{\"mode\":\"walk\",\"query\":\"{secret}"),
+        format!("{{\"mode\":\"walk\",\"query\":[\"{secret}\"]}}"),
+        format!("{{\"mode\":\"fetch_leaves\",\"chunk_ids\":\"{secret}\"}}"),
+        format!("{{\"op\":\"search\",\"query\":\"{secret}\",\"limit\":\"x\"}}"),
+    ];
+    let bad = [
+        // A malformed line: the import fails; the error names the line, not its text.
+        vec!["ingest", "--format", "chat-jsonl", jsonl.to_str().unwrap()],
+        vec!["tool", &walk],
+        // Malformed JSON and wrong types around the secret.
+        vec!["tool", &calls[0]],
+        vec!["tool", &calls[1]],
+        vec!["tool", &calls[2]],
+        vec!["recall", &calls[3]],
+    ];
+    let mut failures = 0;
+    for args in &bad {
+        for env_log in [None, Some("trace")] {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_memtree"));
+            cmd.arg("--store").arg(&s).arg("--no-model").args(args);
+            if let Some(l) = env_log {
+                cmd.env("RUST_LOG", l);
+            }
+            let o = cmd.output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!err.contains(secret), "{args:?} (RUST_LOG={env_log:?}) leaked the text: {err}");
+            failures += usize::from(!o.status.success());
+        }
+    }
+    // The calls above did fail (so their error paths were exercised) except the walk.
+    assert_eq!(failures, 2 * (bad.len() - 1));
+}
