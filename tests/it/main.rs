@@ -2,6 +2,7 @@
 
 mod common;
 mod concurrency;
+mod privacy;
 mod registry;
 mod tool;
 mod tree;
