@@ -323,3 +323,28 @@ fn a_corrupt_database_is_a_clear_error_not_silent_loss() {
     // Nothing was overwritten: the bytes on disk are still the garbage we wrote.
     assert_eq!(std::fs::read(&db).unwrap(), vec![0x5au8; 8192]);
 }
+
+#[test]
+fn a_store_from_a_newer_memtree_is_refused_by_writers_and_readers() {
+    let fx = Fixture::new(Config::default());
+    {
+        let mut mem = fx.open();
+        mem.ingest(vec![chat("slack:#eng", "Alice", T0, "hello")]).unwrap();
+    }
+    let db = fx.dir.path().join(memtree::store::DB_FILE);
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+    }
+    for err in [
+        Memory::open_with(fx.dir.path(), fx.options()).err().expect("a newer store must not open for writing"),
+        memtree::MemoryReader::open(fx.dir.path(), fx.options()).err().expect("nor for reading"),
+    ] {
+        let msg = err.to_string();
+        assert!(msg.contains("schema version 99"), "{msg}");
+    }
+    // Refused, not downgraded: the version on disk is unchanged.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let v: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+    assert_eq!(v, 99);
+}
