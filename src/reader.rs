@@ -269,6 +269,9 @@ impl MemoryReader {
     }
 
     /// The derived state (gazetteer, vectors), read-locked for as long as the guard lives.
+    /// Hold one guard (this or [`MemoryReader::dense`]) per thread at a time: std's
+    /// `RwLock` lets a waiting writer block new readers, so taking a second read guard
+    /// while holding one can deadlock against the writer.
     pub fn derived(&self) -> RwLockReadGuard<'_, Derived> {
         // A writer that panicked mid-update leaves a state that is at worst stale: reading
         // it is safe (hits are resolved against the store), so poisoning is ignored.
@@ -284,7 +287,8 @@ impl MemoryReader {
         &self.extractor
     }
 
-    /// The dense model and the node vectors, when a model is configured.
+    /// The dense model and the node vectors, when a model is configured (a read guard on
+    /// the derived state: see [`MemoryReader::derived`]).
     pub fn dense(&self) -> Option<Dense<'_>> {
         let embedder = self.opts.embedder.as_deref()?;
         let derived = self.derived();
