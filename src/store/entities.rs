@@ -45,19 +45,13 @@ fn entity_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EntityRow> {
     })
 }
 
-/// A LIKE pattern matching `needle` as a literal substring, case-folded: `%`, `_` and `\`
-/// in the needle are escaped with `\` (the queries say `ESCAPE '\'`).
-fn like_pattern(needle: &str) -> String {
-    let mut p = String::with_capacity(needle.len() + 2);
-    p.push('%');
-    for c in needle.to_lowercase().chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            p.push('\\');
-        }
-        p.push(c);
-    }
-    p.push('%');
-    p
+/// The two case-folds of a search needle. SQLite's `lower()` folds ASCII only, while ids
+/// are stored lower-cased by Rust (Unicode): the ASCII fold matches a surface written in the
+/// query's own case ("Émile"), the Unicode fold matches a lower-cased id ("person:émile").
+/// The match is `instr`, not `LIKE`: `%`, `_` and `\` are plain characters, and a NUL is
+/// compared like any other byte (a `LIKE` pattern ends at a NUL, so `"\0"` matched all).
+fn needles(needle: &str) -> (String, String) {
+    (needle.to_ascii_lowercase(), needle.to_lowercase())
 }
 
 /// Entity and graph reads.
@@ -85,15 +79,16 @@ pub trait EntityReads: Reader {
     /// Case-insensitive substring search over ids and surfaces; `%`, `_` and `\` in `needle`
     /// are literal. Most-mentioned first, then most recent, then id.
     fn search_entities(&self, needle: &str, kinds: &[EntityKind], limit: usize) -> Result<Vec<EntityRow>> {
-        let pattern = like_pattern(needle);
+        let (ascii, unicode) = needles(needle);
         let kinds_json = serde_json::to_string(&kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
         let mut stmt = self.conn().prepare_cached(
             "SELECT entity_id, kind, surface, mention_count, last_seen_ms FROM entities \
-             WHERE (lower(entity_id) LIKE ?1 ESCAPE '\\' OR lower(surface) LIKE ?1 ESCAPE '\\') \
+             WHERE (instr(lower(entity_id), ?1) > 0 OR instr(lower(surface), ?1) > 0 \
+                    OR instr(lower(entity_id), ?4) > 0 OR instr(lower(surface), ?4) > 0) \
                AND (?2 = '[]' OR kind IN (SELECT value FROM json_each(?2))) \
              ORDER BY mention_count DESC, last_seen_ms DESC, entity_id LIMIT ?3",
         )?;
-        let rows = stmt.query_map(params![pattern, kinds_json, limit as i64], entity_from_row)?;
+        let rows = stmt.query_map(params![ascii, kinds_json, limit as i64, unicode], entity_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -106,19 +101,20 @@ pub trait EntityReads: Reader {
         scopes: &[String],
         limit: usize,
     ) -> Result<Vec<EntityRow>> {
-        let pattern = like_pattern(needle);
+        let (ascii, unicode) = needles(needle);
         let kinds_json = serde_json::to_string(&kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
         let scopes_json = serde_json::to_string(scopes)?;
         let mut stmt = self.conn().prepare_cached(
             "SELECT e.entity_id, e.kind, e.surface, COUNT(*) AS c, MAX(n.time_end_ms) AS seen \
              FROM entities e JOIN node_entities ne ON ne.entity_id = e.entity_id AND ne.is_leaf = 1 \
              JOIN nodes n ON n.node_id = ne.node_id JOIN trees t ON t.tree_id = n.tree_id \
-             WHERE (lower(e.entity_id) LIKE ?1 ESCAPE '\\' OR lower(e.surface) LIKE ?1 ESCAPE '\\') \
+             WHERE (instr(lower(e.entity_id), ?1) > 0 OR instr(lower(e.surface), ?1) > 0 \
+                    OR instr(lower(e.entity_id), ?5) > 0 OR instr(lower(e.surface), ?5) > 0) \
                AND (?2 = '[]' OR e.kind IN (SELECT value FROM json_each(?2))) \
                AND t.tree_scope IN (SELECT value FROM json_each(?3)) \
              GROUP BY e.entity_id ORDER BY c DESC, seen DESC, e.entity_id LIMIT ?4",
         )?;
-        let rows = stmt.query_map(params![pattern, kinds_json, scopes_json, limit as i64], entity_from_row)?;
+        let rows = stmt.query_map(params![ascii, kinds_json, scopes_json, limit as i64, unicode], entity_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 

@@ -179,7 +179,13 @@ pub fn call(mem: &mut Memory, req: Request, scope: &Scope) -> Result<Response> {
                 d.modified_ms = mem.now_ms();
             }
             let source_id = d.source_id.0.clone();
-            let r = mem.ingest_document(d)?;
+            // The write path names the field; the tool's caller also needs the mode (SPEC §3).
+            let r = mem.ingest_document(d).map_err(|e| match e {
+                Error::InvalidArgument { field, reason } if !field.starts_with("memory_tree") => {
+                    Error::InvalidArgument { field: format!("memory_tree: ingest_document: {field}"), reason }
+                }
+                other => other,
+            })?;
             let message = if r.removed > 0 {
                 format!("replaced document `{source_id}`: {} leaves written ({} replaced)", r.leaves, r.removed)
             } else {

@@ -2,6 +2,8 @@
 
 mod common;
 mod concurrency;
+mod fuzz;
+mod hostile;
 mod privacy;
 mod registry;
 mod tool;

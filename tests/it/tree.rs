@@ -338,7 +338,7 @@ fn a_store_from_a_newer_memtree_is_refused_by_writers_and_readers() {
     }
     for err in [
         Memory::open_with(fx.dir.path(), fx.options()).err().expect("a newer store must not open for writing"),
-        memtree::MemoryReader::open(fx.dir.path(), fx.options()).err().expect("nor for reading"),
+        memtree::MemoryReader::open(fx.dir.path(), fx.options()).expect_err("nor for reading"),
     ] {
         let msg = err.to_string();
         assert!(msg.contains("schema version 99"), "{msg}");

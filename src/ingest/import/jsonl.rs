@@ -1,7 +1,7 @@
 //! `--format chat-jsonl`: one message per line, `{"source_id", "author", "ts", "text",
 //! "source_ref"?}` with `ts` as epoch ms or an RFC 3339 string.
 
-use super::read_utf8;
+use super::{clip, read_utf8};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item};
 use serde::Deserialize;
@@ -35,12 +35,13 @@ pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
         if raw.trim().is_empty() {
             continue;
         }
-        let l: Line = serde_json::from_str(raw).map_err(|e| bad(e.to_string()))?;
+        // serde quotes an unknown field's name in full.
+        let l: Line = serde_json::from_str(raw).map_err(|e| bad(clip(&e.to_string(), 240)))?;
         let ts_ms = match l.ts {
             Ts::Ms(ms) => ms,
-            Ts::Rfc3339(s) => {
-                chrono::DateTime::parse_from_rfc3339(&s).map_err(|e| bad(format!("ts {s:?}: {e}")))?.timestamp_millis()
-            }
+            Ts::Rfc3339(s) => chrono::DateTime::parse_from_rfc3339(&s)
+                .map_err(|e| bad(format!("ts {:?}: {e}", clip(&s, 60))))?
+                .timestamp_millis(),
         };
         let m = ChatMessage {
             source_id: l.source_id.into(),

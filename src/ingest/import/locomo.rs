@@ -2,7 +2,7 @@
 //! `locomo:<sample_id>`, one leaf per turn, session date + turn order as timestamps, the
 //! speaker as author, a shared photo's caption kept in the text, `dia_id` in `source_ref`.
 
-use super::read_utf8;
+use super::{clip, read_utf8};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item};
 use serde_json::Value;
@@ -110,7 +110,8 @@ pub fn read_locomo(path: &Path) -> Result<Vec<Conversation>> {
     let mut out = Vec::new();
     for (ci, c) in convs.iter().enumerate() {
         let sample_id = c["sample_id"].as_str().ok_or_else(|| bad(format!("conversation {ci}: no sample_id")))?;
-        let conv = c["conversation"].as_object().ok_or_else(|| bad(format!("{sample_id}: no conversation object")))?;
+        let shown = clip(sample_id, 60);
+        let conv = c["conversation"].as_object().ok_or_else(|| bad(format!("{shown}: no conversation object")))?;
         let mut sessions: Vec<u32> = conv.keys().filter_map(|k| k.strip_prefix("session_")?.parse().ok()).collect();
         sessions.sort_unstable();
         let mut turns = Vec::new();
@@ -120,7 +121,7 @@ pub fn read_locomo(path: &Path) -> Result<Vec<Conversation>> {
                 .get(&format!("session_{s}_date_time"))
                 .and_then(|d| d.as_str())
                 .and_then(parse_session_time)
-                .ok_or_else(|| bad(format!("{sample_id}: session_{s} has no readable date_time")))?;
+                .ok_or_else(|| bad(format!("{shown}: session_{s} has no readable date_time")))?;
             for (i, t) in list.iter().enumerate() {
                 let speaker = t["speaker"].as_str().unwrap_or_default().to_string();
                 let dia_id = t["dia_id"].as_str().unwrap_or_default().to_string();
@@ -156,7 +157,15 @@ pub fn read_locomo(path: &Path) -> Result<Vec<Conversation>> {
                 category: q["category"].as_u64().unwrap_or(0) as u32,
             });
         }
-        out.push(Conversation { sample_id: sample_id.to_string(), turns, questions });
+        let conv = Conversation { sample_id: sample_id.to_string(), turns, questions };
+        // Validate now, as the other importers do: the CLI ingests one conversation at a time,
+        // so a turn that ingest refuses (a NUL in the sample id, a date past 9999) must fail
+        // the import before the conversations ahead of it are written.
+        for (t, item) in conv.turns.iter().zip(conv.items()) {
+            item.into_drafts(&crate::Config::default())
+                .map_err(|e| bad(format!("{shown}: turn {}: {e}", clip(&t.dia_id, 60))))?;
+        }
+        out.push(conv);
     }
     Ok(out)
 }

@@ -4,7 +4,7 @@
 //! header folding, RFC 2047 encoded words, quoted-printable and base64 bodies, the first
 //! `text/plain` part of a multipart message (else tag-stripped `text/html`).
 
-use super::read_utf8;
+use super::{clip, read_utf8};
 use crate::error::{Error, Result};
 use crate::ingest::{EmailMessage, Item};
 use std::collections::HashMap;
@@ -113,7 +113,9 @@ fn parse_message(m: &RawMessage<'_>) -> Result<Parsed, LineErr> {
     let get = |name: &str| headers.iter().find(|h| h.name.eq_ignore_ascii_case(name));
     let text = |name: &str| get(name).map(|h| decode_words(&h.value)).unwrap_or_default();
     let date_ms = match get("date") {
-        Some(h) => parse_date(&h.value).ok_or_else(|| (h.line, format!("unreadable Date header `{}`", h.value)))?,
+        Some(h) => {
+            parse_date(&h.value).ok_or_else(|| (h.line, format!("unreadable Date header `{}`", clip(&h.value, 60))))?
+        }
         None => separator_date(m.separator)
             .ok_or_else(|| (m.start, "message has no Date header and no date on its `From ` line".to_string()))?,
     };
@@ -155,19 +157,15 @@ fn parse_headers(lines: &[(usize, &str)], start: usize) -> Result<(Vec<Header>, 
             continue;
         }
         let Some((name, value)) = line.split_once(':') else {
-            return Err((*no, format!("malformed header line (no `:`): `{}`", clip(line))));
+            return Err((*no, format!("malformed header line (no `:`): `{}`", clip(line, 60))));
         };
         if name.is_empty() || name.contains(char::is_whitespace) {
-            return Err((*no, format!("malformed header name in `{}`", clip(line))));
+            return Err((*no, format!("malformed header name in `{}`", clip(line, 60))));
         }
         headers.push(Header { name: name.to_string(), value: value.trim().to_string(), line: *no });
     }
     let last = lines.last().map(|(n, _)| *n).unwrap_or(start);
     Err((last, format!("truncated message (starts at line {start}): the file ends inside its headers")))
-}
-
-fn clip(s: &str) -> String {
-    if s.chars().count() > 60 { format!("{}…", s.chars().take(60).collect::<String>()) } else { s.to_string() }
 }
 
 fn strip_trailing_blank<'a>(lines: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
@@ -195,7 +193,7 @@ fn extract_text(
     if let Some(kind) = mime.strip_prefix("multipart/") {
         let boundary = params
             .get("boundary")
-            .ok_or_else(|| (start_line, format!("multipart/{kind} message without a boundary")))?;
+            .ok_or_else(|| (start_line, format!("multipart/{} message without a boundary", clip(kind, 60))))?;
         let parts = split_multipart(lines, boundary, start_line)?;
         let mut html = None;
         for part in parts {
@@ -261,7 +259,7 @@ fn split_multipart(
         }
     }
     let last = lines.last().map(|(n, _)| *n).unwrap_or(start);
-    Err((last, format!("truncated multipart body (starts at line {start}): no closing `{close}`")))
+    Err((last, format!("truncated multipart body (starts at line {start}): no closing `{}`", clip(&close, 80))))
 }
 
 /// `text/plain; charset="utf-8"` → (`text/plain`, {charset: utf-8}), lower-cased names.

@@ -3,7 +3,7 @@
 //! file per day. Each channel is one chat source `slack:#<name>`, one leaf per message, oldest
 //! first. Mentions, channel links and URLs in Slack's `<...>` markup become plain text.
 
-use super::read_utf8;
+use super::{clip, read_utf8};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item};
 use serde_json::Value;
@@ -84,7 +84,11 @@ fn read_channels(dir: &Path) -> Result<Vec<Channel>> {
             };
             if name.contains(['/', '\\']) || name == "." || name == ".." {
                 let line = line_of(&text, name);
-                return Err(Error::ImportFormat { path, line, reason: format!("unsafe channel name `{name}`") });
+                return Err(Error::ImportFormat {
+                    path,
+                    line,
+                    reason: format!("unsafe channel name `{}`", clip(name, 60)),
+                });
             }
             out.push(Channel { name: name.to_string(), id: c["id"].as_str().unwrap_or_default().to_string() });
         }
@@ -187,7 +191,8 @@ pub fn read_slack_export(dir: &Path) -> Result<Vec<Item>> {
                 let Some(ts) = m["ts"].as_str() else {
                     return Err(bad(0, format!("message {i} has no string `ts`")));
                 };
-                let ts_ms = parse_ts(ts).ok_or_else(|| bad(line_of(&text, ts), format!("unreadable ts `{ts}`")))?;
+                let ts_ms =
+                    parse_ts(ts).ok_or_else(|| bad(line_of(&text, ts), format!("unreadable ts `{}`", clip(ts, 60))))?;
                 let mut body = slack_to_text(m["text"].as_str().unwrap_or_default(), &users);
                 for f in m["files"].as_array().map(Vec::as_slice).unwrap_or_default() {
                     if let Some(t) = f["title"].as_str().or(f["name"].as_str()) {
