@@ -1,7 +1,10 @@
 //! Latency of every memory_tree mode (p50/p95) on the LoCoMo dev store and on synthetic
 //! stores, beside SQLite FTS5 over the same leaves, without the dense model (set
 //! MEMTREE_BENCH_MODEL=1 to load it when fetched). `cargo bench --bench latency`; sizes with
-//! MEMTREE_BENCH_SIZES=10000,100000; `-- --test` runs a small smoke version.
+//! MEMTREE_BENCH_SIZES=10000,100000 (a million-leaf store: MEMTREE_BENCH_SIZES=1000000 with
+//! MEMTREE_BENCH_QUESTIONS=50, the number of synthetic questions, default 300); `-- --test`
+//! runs a small smoke version. After each store it prints the build time, the store's size
+//! on disk and the process's peak RSS so far (sizes run in the order given).
 
 mod synth;
 
@@ -37,6 +40,16 @@ fn time<T>(inputs: &[T], mut f: impl FnMut(&T)) -> (f64, f64) {
         .collect();
     t.sort_by(f64::total_cmp);
     (percentile(&t, 0.5), percentile(&t, 0.95))
+}
+
+/// Peak resident set of this process so far (Linux `VmHWM`), MB; 0 elsewhere.
+fn peak_rss_mb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb / 1024)
 }
 
 fn options() -> OpenOptions {
@@ -137,6 +150,7 @@ fn main() {
         bench_store("locomo (4,124 leaves)", &mem, &qs, &mut rows);
     }
     for n in sizes {
+        let t = Instant::now();
         let dir = tempfile::tempdir().expect("tmp");
         let mut mem = Memory::open_with(dir.path(), options()).expect("open");
         let items = synth::chat_stream(n, 7);
@@ -145,11 +159,20 @@ fn main() {
             mem.ingest(it.by_ref().take(5000).collect::<Vec<_>>()).expect("ingest");
         }
         mem.flush().expect("flush");
+        let built = t.elapsed().as_secs_f64();
         let mut r = synth::Rng::new(9);
-        let qs: Vec<String> = (0..300)
+        let nq: usize = std::env::var("MEMTREE_BENCH_QUESTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+        let qs: Vec<String> = (0..nq)
             .map(|_| format!("what did {} say about {}", r.pick(synth::PEOPLE), r.pick(synth::TOPICS)))
             .collect();
         bench_store(&format!("synthetic {n}"), &mem, &qs, &mut rows);
+        let stats = mem.stats().expect("stats");
+        println!(
+            "<!-- synthetic {n}: built in {built:.0} s; store {:.0} MB + index {:.0} MB; peak RSS so far {} MB -->",
+            stats.store_bytes as f64 / 1e6,
+            stats.index_bytes as f64 / 1e6,
+            peak_rss_mb()
+        );
     }
     if !smoke {
         let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-latency.json");

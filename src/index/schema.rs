@@ -146,6 +146,6 @@ mod tests {
     fn schema_file_builds_with_every_field() {
         let (schema, _) = super::build().unwrap();
         assert_eq!(schema.fields().count(), 12);
-        assert_eq!(super::schema_version().unwrap(), 1);
+        assert_eq!(super::schema_version().unwrap(), 2);
     }
 }

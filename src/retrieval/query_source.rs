@@ -5,8 +5,9 @@ use super::hit::{QueryResponse, Scope, to_hit};
 use super::rerank::{Fusion, rerank};
 use crate::error::Result;
 use crate::reader::MemoryReader;
-use crate::store::{NodeReads, NodeRow};
+use crate::store::{BatchReads, NodeReads, NodeRow};
 use crate::types::{NodeId, SourceKind};
+use std::collections::HashMap;
 
 /// Arguments (validated by the tool layer).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -30,7 +31,10 @@ pub struct QuerySourceArgs {
 /// the newest content of the source and no summary covers them yet.
 pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -> Result<QueryResponse> {
     let since = args.time_window_days.map(|d| mem.now_ms() - (d * 86_400_000.0) as i64);
-    let mut cands: Vec<NodeRow> = Vec::new();
+    // Candidates as (id, envelope end): the order and the window need no more, and reading
+    // whole rows (content, children) of every summary of a large store is what this mode
+    // spent its time on. Full rows are read for the hits returned only.
+    let mut cands: Vec<(NodeId, i64)> = Vec::new();
     for t in mem.store().trees()? {
         if !scope.allows(&t.tree_scope) {
             continue;
@@ -44,26 +48,27 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
         {
             continue;
         }
-        cands.extend(mem.store().tree_summaries(&t.tree_id)?);
-        cands.extend(mem.store().buffer(&t.tree_id, 0)?);
+        cands.extend(mem.store().summary_ends(&t.tree_id)?);
+        cands.extend(mem.store().buffer_ends(&t.tree_id, 0)?);
     }
     if let Some(since) = since {
-        cands.retain(|n| n.time_end_ms >= since);
+        cands.retain(|n| n.1 >= since);
     }
     let total = cands.len();
-    let ranked: Vec<(NodeRow, f64)> = match args.query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+    let ranked: Vec<(NodeId, f64)> = match args.query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
         Some(q) => {
-            let ids: Vec<NodeId> = cands.iter().map(|n| n.node_id.clone()).collect();
-            let scores = rerank(mem, q, &ids, Fusion::default())?;
-            let mut by_id: std::collections::HashMap<NodeId, NodeRow> =
-                cands.into_iter().map(|n| (n.node_id.clone(), n)).collect();
-            scores.into_iter().take(args.limit).filter_map(|(id, s)| by_id.remove(&id).map(|n| (n, s))).collect()
+            let ids: Vec<NodeId> = cands.into_iter().map(|n| n.0).collect();
+            rerank(mem, q, &ids, Fusion::default())?.into_iter().take(args.limit).collect()
         }
         None => {
-            cands.sort_by(|a, b| b.time_end_ms.cmp(&a.time_end_ms).then_with(|| a.node_id.cmp(&b.node_id)));
-            cands.into_iter().take(args.limit).map(|n| (n, 1.0)).collect()
+            cands.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            cands.into_iter().take(args.limit).map(|n| (n.0, 1.0)).collect()
         }
     };
-    let hits = ranked.iter().map(|(n, s)| to_hit(mem, n, *s)).collect::<Result<Vec<_>>>()?;
+    let ids: Vec<NodeId> = ranked.iter().map(|r| r.0.clone()).collect();
+    let mut rows: HashMap<NodeId, NodeRow> =
+        mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
+    let hits =
+        ranked.iter().filter_map(|(id, s)| rows.remove(id).map(|n| to_hit(mem, &n, *s))).collect::<Result<Vec<_>>>()?;
     Ok(QueryResponse::new(hits, total))
 }

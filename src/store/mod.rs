@@ -1,6 +1,7 @@
 //! The system of record: the only module that speaks SQL. Rows in, rows out, bound
 //! parameters only; the schema and migrations are the data files under `index_schema/sql/`.
 
+mod batch;
 mod entities;
 mod fts5;
 mod migrate;
@@ -9,6 +10,7 @@ mod recall;
 mod stats;
 mod vectors;
 
+pub use batch::{BatchReads, NodeBrief};
 pub use entities::{EdgeRow, EntityReads, EntityRow, Mention};
 pub use fts5::Fts5Baseline;
 pub use nodes::{BufferStats, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};

@@ -10,10 +10,10 @@ use crate::graph::related_pairs;
 use crate::index::{LevelFilter, SearchFilter};
 use crate::reader::MemoryReader;
 use crate::retrieval::hit::{QueryResponse, Scope, to_hit};
-use crate::store::EntityReads;
+use crate::store::{EntityReads, NodeReads, NodeRow};
 use crate::types::{EntityId, NodeId};
 use serde_json::json;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Arguments (validated by the tool layer).
 #[derive(Debug, Clone, PartialEq)]
@@ -95,15 +95,24 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
         }
         Ok(mem.store().node_entities(&s.node.node_id)?.iter().filter(|e| eq.contains(e.as_str())).count())
     };
+    // Coverage (the number of query entities a hit mentions) is one store read per node. It
+    // is read for every candidate only when it moves the order; otherwise only for the hits
+    // returned, which show it in `explain`.
+    let p = &args.params;
+    let coverage_orders = match branch {
+        Branch::Global => false,
+        Branch::OccurrenceGlobal => p.occurrence_reorder,
+        Branch::Local => p.local_coverage_first || p.coverage_bonus != 0.0,
+    };
 
-    let mut ranked: Vec<(Scored, usize, &'static str)> = Vec::new();
+    let mut ranked: Vec<(Scored, Option<usize>, &'static str)> = Vec::new();
     match branch {
-        Branch::Global => ranked.extend(scored.into_iter().map(|s| (s, 0, "global"))),
+        Branch::Global => ranked.extend(scored.into_iter().map(|s| (s, Some(0), "global"))),
         Branch::OccurrenceGlobal => {
             // Dense/lexical top 2k, stably reordered by query-entity occurrence, keep k.
-            let mut top: Vec<(Scored, usize, &'static str)> = Vec::new();
+            let mut top: Vec<(Scored, Option<usize>, &'static str)> = Vec::new();
             for s in scored.into_iter().take(2 * k) {
-                let c = coverage(&s)?;
+                let c = if coverage_orders { Some(coverage(&s)?) } else { None };
                 top.push((s, c, "occurrence_global"));
             }
             if args.params.occurrence_reorder {
@@ -112,47 +121,70 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
             ranked = top;
         }
         Branch::Local => {
-            let local: BTreeSet<&NodeId> = local_ids.iter().collect();
-            let (mut inside, outside): (Vec<Scored>, Vec<Scored>) =
-                scored.into_iter().partition(|s| local.contains(&s.node.node_id));
-            let mut loc = Vec::new();
-            for s in inside.drain(..) {
-                let c = coverage(&s)?;
-                loc.push((s, c, "local"));
-            }
-            if args.params.local_coverage_first {
-                // Coverage, then relevance, then recency, then id.
-                loc.sort_by(|a, b| {
-                    b.1.cmp(&a.1)
-                        .then(b.0.score.total_cmp(&a.0.score))
-                        .then(b.0.node.time_end_ms.cmp(&a.0.node.time_end_ms))
-                        .then(a.0.node.node_id.cmp(&b.0.node.node_id))
-                });
-                ranked = loc;
-                // Fewer local hits than asked: the global ranking fills the rest.
-                ranked.extend(outside.into_iter().map(|s| (s, 0, "global_fill")));
+            let local: HashSet<&NodeId> = local_ids.iter().collect();
+            if !coverage_orders {
+                // Intersection hits earn no bonus: no score moves, and everything competes in
+                // `scored`'s order (score, then id).
+                ranked = scored
+                    .into_iter()
+                    .map(|s| if local.contains(&s.node.node_id) { (s, None, "local") } else { (s, Some(0), "global") })
+                    .collect();
             } else {
-                // Intersection hits earn a bonus per covered entity, then everything competes.
-                for (s, c, _) in loc.iter_mut() {
-                    s.score += args.params.coverage_bonus * *c as f64;
+                let (inside, outside): (Vec<Scored>, Vec<Scored>) =
+                    scored.into_iter().partition(|s| local.contains(&s.node.node_id));
+                let mut loc = Vec::new();
+                for s in inside {
+                    let c = coverage(&s)?;
+                    loc.push((s, Some(c), "local"));
                 }
-                ranked = loc;
-                ranked.extend(outside.into_iter().map(|s| (s, 0, "global")));
-                ranked.sort_by(|a, b| {
-                    b.0.score.total_cmp(&a.0.score).then_with(|| a.0.node.node_id.cmp(&b.0.node.node_id))
-                });
+                if args.params.local_coverage_first {
+                    // Coverage, then relevance, then recency, then id.
+                    loc.sort_by(|a, b| {
+                        b.1.cmp(&a.1)
+                            .then(b.0.score.total_cmp(&a.0.score))
+                            .then(b.0.node.time_end_ms.cmp(&a.0.node.time_end_ms))
+                            .then(a.0.node.node_id.cmp(&b.0.node.node_id))
+                    });
+                    ranked = loc;
+                    // Fewer local hits than asked: the global ranking fills the rest.
+                    ranked.extend(outside.into_iter().map(|s| (s, Some(0), "global_fill")));
+                } else {
+                    // Intersection hits earn a bonus per covered entity, then everything competes.
+                    for (s, c, _) in loc.iter_mut() {
+                        s.score += args.params.coverage_bonus * c.unwrap_or(0) as f64;
+                    }
+                    ranked = loc;
+                    ranked.extend(outside.into_iter().map(|s| (s, Some(0), "global")));
+                    ranked.sort_by(|a, b| {
+                        b.0.score.total_cmp(&a.0.score).then_with(|| a.0.node.node_id.cmp(&b.0.node.node_id))
+                    });
+                }
             }
         }
     }
     let total = ranked.len();
-    let mut hits = Vec::with_capacity(k.min(total));
-    for (s, cov, from) in ranked.into_iter().take(k) {
+    ranked.truncate(k);
+    // Full rows (content, children, source) for the hits returned only.
+    let ids: Vec<NodeId> = ranked.iter().map(|r| r.0.node.node_id.clone()).collect();
+    let mut rows: HashMap<NodeId, NodeRow> =
+        mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
+    let mut hits = Vec::with_capacity(ranked.len());
+    for (s, cov, from) in ranked {
+        let cov = match cov {
+            Some(c) => c,
+            None => coverage(&s)?,
+        };
         let score = if branch == Branch::Local && from == "local" && args.params.local_coverage_first {
             cov as f64 + s.score
         } else {
             s.score
         };
-        let mut h = to_hit(mem, &s.node, score)?;
+        // Read in the same snapshot as the candidates: a row cannot have gone.
+        let node = rows.remove(&s.node.node_id).ok_or_else(|| Error::Corrupt {
+            what: format!("node {}", s.node.node_id.as_str()),
+            reason: "scored but not readable".into(),
+        })?;
+        let mut h = to_hit(mem, &node, score)?;
         h.explain = Some(json!({
             "branch": branch.as_str(),
             "from": from,
@@ -180,7 +212,7 @@ fn local_candidates(
     let searcher = mem.index().searcher();
     let mut per_pair: HashMap<(EntityId, EntityId), Vec<NodeId>> = HashMap::new();
     for (a, b, _) in pairs {
-        let (ids, _) = searcher.entity_intersection(&[a.clone(), b.clone()], flt, 10_000)?;
+        let ids = searcher.entity_intersection_ids(&[a.clone(), b.clone()], flt, 10_000)?;
         per_pair.insert((a.clone(), b.clone()), ids);
     }
     let union_at = |h: u32| -> BTreeSet<NodeId> {

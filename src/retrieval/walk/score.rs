@@ -11,8 +11,8 @@ use crate::error::Result;
 use crate::index::{LevelFilter, SearchFilter};
 use crate::reader::MemoryReader;
 use crate::retrieval::rerank::min_max;
-use crate::store::{NodeReads, NodeRow};
-use crate::types::NodeId;
+use crate::store::{BatchReads, NodeBrief};
+use crate::types::{NodeId, TreeId};
 use std::collections::{BTreeSet, HashMap};
 
 /// Tunable weights of the scorer. `Default` is what the recall harness chose.
@@ -93,7 +93,7 @@ impl Default for WalkParams {
 /// A scored leaf.
 #[derive(Debug, Clone)]
 pub struct Scored {
-    pub node: NodeRow,
+    pub node: NodeBrief,
     pub score: f64,
     pub lexical: f64,
     pub dense: f64,
@@ -103,6 +103,11 @@ pub struct Scored {
 
 /// Score leaves for `qa`: the first-stage candidates plus `extra` (e.g. a local branch's
 /// intersection). Best first, ties by id.
+///
+/// Every candidate is scored (min-max normalisation and `total` depend on all of them), so
+/// the cost is kept per candidate: rows come from the store in batches with only the columns
+/// scoring needs, each leaf's neighbours are found once, and the neighbours' BM25 comes from
+/// one filtered query over their docs.
 pub fn score_leaves(
     mem: &MemoryReader,
     qa: &QueryAnalysis,
@@ -112,8 +117,8 @@ pub fn score_leaves(
 ) -> Result<Vec<Scored>> {
     let searcher = mem.index().searcher();
     let leaves = SearchFilter { levels: LevelFilter::Leaves, ..flt.clone() };
-    let (lex, _) = searcher.bm25(&qa.lexical, &leaves, params.candidates)?;
-    let bm25: HashMap<NodeId, f64> = lex.iter().map(|(id, s)| (id.clone(), f64::from(*s))).collect();
+    let lex = searcher.bm25_top(&qa.lexical, &leaves, params.candidates)?;
+    let mut bm25: HashMap<NodeId, f64> = lex.iter().map(|(id, s)| (id.clone(), f64::from(*s))).collect();
 
     // Dense first stage and query vector.
     let held = match mem.dense() {
@@ -127,10 +132,9 @@ pub fn score_leaves(
     let mut cand: BTreeSet<NodeId> = bm25.keys().cloned().collect();
     cand.extend(extra.iter().cloned());
     // A named time window brings its own best matches in (they get the time boost below).
-    let mut bm25 = bm25;
     if let Some(w) = qa.window {
         let inside = SearchFilter { window_ms: Some(w), ..leaves.clone() };
-        for (id, s) in searcher.bm25(&qa.lexical, &inside, params.candidates / 4)?.0 {
+        for (id, s) in searcher.bm25_top(&qa.lexical, &inside, params.candidates / 4)? {
             cand.insert(id.clone());
             bm25.entry(id).or_insert(f64::from(s));
         }
@@ -141,75 +145,76 @@ pub fn score_leaves(
             cand.insert(NodeId(id));
         }
     }
-    // Rows, and the neighbours that give each leaf its context.
-    let rows = mem.store().nodes(&cand.iter().cloned().collect::<Vec<_>>())?;
-    let rows: Vec<NodeRow> = rows.into_iter().filter(|n| n.is_leaf() && passes(n, flt)).collect();
-    let mut parents: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
-    for n in &rows {
-        let key = n.parent_id.clone().unwrap_or_else(|| NodeId(format!("buffer:{}", n.tree_id)));
-        if parents.contains_key(&key) {
-            continue;
+    // Rows, and the neighbours that give each leaf its context: the turns before and after it
+    // among its parent's children (or its tree's open buffer when not sealed yet).
+    let rows = mem.store().node_briefs(&cand.into_iter().collect::<Vec<_>>())?;
+    let rows: Vec<NodeBrief> = rows.into_iter().filter(|n| n.is_leaf() && passes(n, flt)).collect();
+    let mut by_parent: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_buffer: HashMap<&TreeId, Vec<usize>> = HashMap::new();
+    for (i, n) in rows.iter().enumerate() {
+        match &n.parent_id {
+            Some(p) => by_parent.entry(p.as_str()).or_default().push(i),
+            None => by_buffer.entry(&n.tree_id).or_default().push(i),
         }
-        let siblings = match &n.parent_id {
-            Some(p) => mem.store().node(p.as_str())?.map(|p| p.child_ids).unwrap_or_default(),
-            None => mem.store().buffer(&n.tree_id, 0)?.into_iter().map(|b| b.node_id).collect(),
-        };
-        parents.insert(key, siblings);
     }
-    let neighbours = |n: &NodeRow| -> Vec<NodeId> {
-        let key = n.parent_id.clone().unwrap_or_else(|| NodeId(format!("buffer:{}", n.tree_id)));
-        let sib = &parents[&key];
-        let Some(i) = sib.iter().position(|x| *x == n.node_id) else { return Vec::new() };
-        let mut out = Vec::new();
-        if i > 0 {
-            out.push(sib[i - 1].clone());
+    // Per row: the sibling before it, then the one after it (none when the row is not among
+    // its parent's children, or the parent is not in the store).
+    let mut neighbours: Vec<Vec<NodeId>> = vec![Vec::new(); rows.len()];
+    let mut place = |siblings: &[&str], members: &[usize]| {
+        for &i in members {
+            let Some(at) = siblings.iter().position(|x| *x == rows[i].node_id.as_str()) else { continue };
+            let out = &mut neighbours[i];
+            if at > 0 {
+                out.push(NodeId(siblings[at - 1].to_string()));
+            }
+            if at + 1 < siblings.len() {
+                out.push(NodeId(siblings[at + 1].to_string()));
+            }
         }
-        if i + 1 < sib.len() {
-            out.push(sib[i + 1].clone());
-        }
-        out
     };
+    // Session vectors: the mean of each parent's children (or the parent's own vector).
+    let want_centroids = dense.is_some() && params.parent_centroid;
+    let mut centroids: HashMap<NodeId, Option<Vec<f32>>> = HashMap::new();
+    let parent_ids: Vec<NodeId> = by_parent.keys().map(|p| NodeId(p.to_string())).collect();
+    mem.store().for_each_child_list(&parent_ids, |parent, children| {
+        if let Some(members) = by_parent.get(parent) {
+            place(children, members);
+        }
+        if want_centroids && let Some((_, vectors)) = &dense {
+            centroids.insert(NodeId(parent.to_string()), vectors.centroid(children.iter().copied()));
+        }
+        Ok(())
+    })?;
+    for (tree, members) in &by_buffer {
+        let ids = mem.store().buffer_ids(tree, 0)?;
+        place(&ids.iter().map(|x| x.as_str()).collect::<Vec<_>>(), members);
+    }
     // Neighbours outside the candidate set have BM25 too: score them among themselves.
-    let mut need: Vec<NodeId> = rows
+    let need: Vec<NodeId> = neighbours
         .iter()
-        .flat_map(&neighbours)
-        .filter(|id| !bm25.contains_key(id))
+        .flatten()
+        .filter(|id| !id.as_str().is_empty() && !bm25.contains_key(*id))
+        .cloned()
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    need.retain(|id| !id.as_str().is_empty());
-    let mut bm25_all = bm25.clone();
+    // The neighbours' scores join the candidates' (no id is in both).
     for (id, s) in searcher.bm25_among(&qa.lexical, &need)? {
-        bm25_all.insert(id, f64::from(s));
+        bm25.insert(id, f64::from(s));
     }
     // Parent summaries' lexical score (the "session" signal).
     let summaries = SearchFilter { levels: LevelFilter::Summaries, ..flt.clone() };
-    let (sum_hits, _) = searcher.bm25(&qa.lexical, &summaries, 50)?;
+    let sum_hits = searcher.bm25_top(&qa.lexical, &summaries, 50)?;
     let parent_score = min_max(&sum_hits.into_iter().map(|(id, s)| (id, f64::from(s))).collect());
 
-    // Session vectors: the mean of each parent's children (or the parent's own vector).
-    let mut centroids: HashMap<NodeId, Option<Vec<f32>>> = HashMap::new();
-    if let Some((_, vectors)) = &dense
-        && params.parent_centroid
-    {
-        for n in &rows {
-            if let Some(p) = &n.parent_id
-                && !centroids.contains_key(p)
-            {
-                let sib = &parents[p];
-                centroids.insert(p.clone(), vectors.centroid(sib.iter().map(|x| x.as_str())));
-            }
-        }
-    }
-    let mut lexical: HashMap<NodeId, f64> = HashMap::new();
-    let mut dense_raw: HashMap<NodeId, f64> = HashMap::new();
-    for n in &rows {
-        let own = bm25_all.get(&n.node_id).copied().unwrap_or(0.0);
-        let nb: f64 = neighbours(n).iter().map(|x| bm25_all.get(x).copied().unwrap_or(0.0)).sum();
-        lexical.insert(n.node_id.clone(), own + params.window * nb * 0.5);
+    let mut lexical: Vec<f64> = Vec::with_capacity(rows.len());
+    let mut dense_raw: Vec<f64> = Vec::with_capacity(if dense.is_some() { rows.len() } else { 0 });
+    for (n, nbs) in rows.iter().zip(&neighbours) {
+        let own = bm25.get(&n.node_id).copied().unwrap_or(0.0);
+        let nb: f64 = nbs.iter().map(|x| bm25.get(x).copied().unwrap_or(0.0)).sum();
+        lexical.push(own + params.window * nb * 0.5);
         if let Some((q, vectors)) = &dense {
             let own = f64::from(vectors.cosine(q, n.node_id.as_str()).unwrap_or(0.0));
-            let nbs = neighbours(n);
             let nb = if nbs.is_empty() {
                 0.0
             } else {
@@ -225,16 +230,17 @@ pub fn score_leaves(
                 Some(p) => vectors.cosine(q, p.as_str()).map(f64::from).unwrap_or(0.0),
                 None => 0.0,
             };
-            dense_raw.insert(n.node_id.clone(), own + 0.5 * nb + 0.5 * par);
+            dense_raw.push(own + 0.5 * nb + 0.5 * par);
         }
     }
-    let lexn = min_max(&lexical);
-    let densen = min_max(&dense_raw);
+    let lexn = min_max_slice(&lexical);
+    let densen = min_max_slice(&dense_raw);
     let mut out: Vec<Scored> = rows
         .into_iter()
-        .map(|n| {
-            let l = lexn.get(&n.node_id).copied().unwrap_or(0.0);
-            let d = densen.get(&n.node_id).copied().unwrap_or(0.0);
+        .enumerate()
+        .map(|(i, n)| {
+            let l = lexn[i];
+            let d = densen.get(i).copied().unwrap_or(0.0);
             let base = if dense.is_some() { (1.0 - params.dense) * l + params.dense * d } else { l };
             let p = n.parent_id.as_ref().and_then(|p| parent_score.get(p)).copied().unwrap_or(0.0);
             let speaker = n.author.as_ref().is_some_and(|a| qa.people.iter().any(|x| x.eq_ignore_ascii_case(a)));
@@ -259,9 +265,27 @@ pub fn score_leaves(
     Ok(out)
 }
 
+/// [`min_max`] over a slice, position for position (the same arithmetic: min and max do not
+/// depend on the order they are taken in).
+fn min_max_slice(scores: &[f64]) -> Vec<f64> {
+    let (lo, hi) = scores.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &s| (l.min(s), h.max(s)));
+    scores
+        .iter()
+        .map(|&s| {
+            if hi > lo {
+                (s - lo) / (hi - lo)
+            } else if hi > 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
 /// The filter's scope, source and window conditions, checked on a row (dense candidates do
 /// not come through the index filter).
-fn passes(n: &NodeRow, flt: &SearchFilter) -> bool {
+fn passes(n: &NodeBrief, flt: &SearchFilter) -> bool {
     let scope = n.tree_id.as_str().strip_prefix("source:").unwrap_or(n.tree_id.as_str());
     flt.scopes.as_ref().is_none_or(|s| s.contains(scope))
         && flt.source_id.as_ref().is_none_or(|s| s == scope)
