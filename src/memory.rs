@@ -8,7 +8,7 @@ use crate::entities::{Gazetteer, Registry};
 use crate::error::{Error, Result};
 use crate::index::{FullTextIndex, IndexDoc};
 use crate::ingest::{Document, IngestReport, Item, WriteBatch};
-use crate::reader::{Derived, MemoryReader, load_gazetteer, load_vectors};
+use crate::reader::{Derived, MemoryReader, Parts, load_gazetteer, load_vectors};
 use crate::store::{EntityReads, NodeReads, Store, TopicReads, Tx, VectorReads};
 use crate::tree::{ExtractiveSummariser, Summariser};
 use crate::types::{NodeId, SourceId, TreeId};
@@ -116,14 +116,15 @@ impl Memory {
         let gazetteer = load_gazetteer(&store, &registry)?;
         let vectors = opts.embedder.as_ref().map(|e| VectorMatrix::new(e.dim()));
         let derived = Derived::new(gazetteer.clone(), vectors);
-        let view = MemoryReader::for_writer(
+        let parts = Parts {
             dir,
             opts,
             store,
-            index.handle().clone(),
+            index: index.handle().clone(),
             registry,
-            Arc::new(RwLock::new(derived)),
-        );
+            derived: Arc::new(RwLock::new(derived)),
+        };
+        let view = MemoryReader::from_parts(parts, None);
         let mut mem = Memory { view, index, gazetteer, gazetteer_fp, opened: OpenReport::default() };
         if mem.index.handle().committed_generation()? != Some(mem.view.store.generation()?) {
             mem.rebuild_index()?;

@@ -127,6 +127,16 @@ impl Dense<'_> {
     }
 }
 
+/// What a reader is made of (see [`MemoryReader::from_parts`]).
+pub(crate) struct Parts {
+    pub dir: PathBuf,
+    pub opts: OpenOptions,
+    pub store: Store,
+    pub index: IndexHandle,
+    pub registry: Registry,
+    pub derived: Arc<RwLock<Derived>>,
+}
+
 /// A read handle on a store. `Send`, not `Sync`: one per thread (`Memory::reader`).
 pub struct MemoryReader {
     pub(crate) dir: PathBuf,
@@ -155,29 +165,15 @@ impl MemoryReader {
         let registry = Registry::open(&dir.join(CONTENT_DIR))?;
         let generation = store.generation()?;
         let derived = store.read_snapshot(|| Derived::load(&store, &registry, opts.embedder.as_deref()))?;
-        Ok(MemoryReader {
-            dir,
-            opts,
-            store,
-            index,
-            extractor: Extractor::new(),
-            registry,
-            aliases: RefCell::new(((usize::MAX, 0, 0), Gazetteer::new())),
-            derived: Arc::new(RwLock::new(derived)),
-            follows: Some(Cell::new(generation)),
-        })
+        let parts = Parts { dir, opts, store, index, registry, derived: Arc::new(RwLock::new(derived)) };
+        Ok(MemoryReader::from_parts(parts, Some(generation)))
     }
 
-    /// The read side of a writer (`Memory::open_with`): shares `derived` and the index
-    /// reader with it.
-    pub(crate) fn for_writer(
-        dir: PathBuf,
-        opts: OpenOptions,
-        store: Store,
-        index: IndexHandle,
-        registry: Registry,
-        derived: Arc<RwLock<Derived>>,
-    ) -> MemoryReader {
+    /// Assemble a reader. `follows`: the store generation `parts` reflect when this reader
+    /// must catch up with a writer elsewhere itself; `None` when a writer in this process
+    /// (`Memory::open_with`, which shares `derived` and the index reader) keeps it current.
+    pub(crate) fn from_parts(parts: Parts, follows: Option<u64>) -> MemoryReader {
+        let Parts { dir, opts, store, index, registry, derived } = parts;
         MemoryReader {
             dir,
             opts,
@@ -187,7 +183,7 @@ impl MemoryReader {
             registry,
             aliases: RefCell::new(((usize::MAX, 0, 0), Gazetteer::new())),
             derived,
-            follows: None,
+            follows: follows.map(Cell::new),
         }
     }
 
@@ -196,7 +192,7 @@ impl MemoryReader {
     pub fn reader(&self) -> Result<MemoryReader> {
         let store = Store::open_read_only(&self.dir)?;
         let registry = Registry::open(&self.dir.join(CONTENT_DIR))?;
-        let follows = self.follows.as_ref().map(|g| Cell::new(g.get()));
+        let follows = self.follows.as_ref().map(Cell::get);
         // A follower refreshes its own copy of the derived state; sharing one would let two
         // threads refresh it at once.
         let derived = match &follows {
@@ -205,17 +201,15 @@ impl MemoryReader {
             )),
             None => Arc::clone(&self.derived),
         };
-        Ok(MemoryReader {
+        let parts = Parts {
             dir: self.dir.clone(),
             opts: self.opts.clone(),
             store,
             index: self.index.clone(),
-            extractor: Extractor::new(),
             registry,
-            aliases: RefCell::new(((usize::MAX, 0, 0), Gazetteer::new())),
             derived,
-            follows,
-        })
+        };
+        Ok(MemoryReader::from_parts(parts, follows))
     }
 
     /// Run `f` in one SQLite read snapshot: every statement sees the same committed state,
