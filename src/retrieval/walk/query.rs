@@ -15,8 +15,13 @@ pub struct QueryAnalysis {
     pub people: Vec<String>,
     /// The question without stop words and wh-words: what BM25 sees.
     pub lexical: String,
-    /// The question as asked: what the dense model sees.
+    /// The question as asked.
     pub raw: String,
+    /// What the dense model sees: the question without the names of the people it asks
+    /// about. Who is asked about is matched exactly (the author boost, the entity routes);
+    /// a name left in the embedding pulls in the other speaker's turns that merely
+    /// address that person ("Thanks, Melanie!").
+    pub dense: String,
     /// A time window the question names ("last week", "in May 2023"), epoch ms.
     pub window: Option<(i64, i64)>,
 }
@@ -30,13 +35,54 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let mut entities: Vec<EntityId> = found.iter().map(|m| m.id.clone()).collect();
     entities.sort();
     entities.dedup();
-    let people = found
+    let people: Vec<String> = found
         .iter()
         .filter(|m| m.kind == EntityKind::Person)
         .map(|m| m.id.as_str().trim_start_matches("person:").to_string())
         .collect();
+    let surfaces: Vec<&str> =
+        found.iter().filter(|m| m.kind == EntityKind::Person).map(|m| m.surface.as_str()).collect();
+    let dense = without_names(q, &surfaces);
     let words: Vec<String> = content_words(q).collect();
     let lexical = if words.is_empty() { q.to_string() } else { words.join(" ") };
     let window = super::time::time_window(q, mem.now_ms());
-    QueryAnalysis { entities, people, lexical, raw: q.to_string(), window }
+    QueryAnalysis { entities, people, lexical, raw: q.to_string(), dense, window }
+}
+
+/// `q` without the words of `names` (case-insensitive, possessive `'s` too); `q` itself
+/// when nothing else would remain.
+fn without_names(q: &str, names: &[&str]) -> String {
+    let name_words: Vec<String> = names.iter().flat_map(|n| n.split_whitespace()).map(|w| w.to_lowercase()).collect();
+    if name_words.is_empty() {
+        return q.to_string();
+    }
+    let kept: Vec<&str> = q
+        .split_whitespace()
+        .filter(|w| {
+            let bare = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
+            let bare = bare.strip_suffix("'s").or_else(|| bare.strip_suffix("’s")).unwrap_or(bare);
+            !name_words.contains(&bare.to_lowercase())
+        })
+        .collect();
+    if kept.is_empty() { q.to_string() } else { kept.join(" ") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_names;
+
+    #[test]
+    fn names_and_possessives_leave_the_dense_text() {
+        let cases = [
+            ("What did Caroline research?", vec!["Caroline"], "What did research?"),
+            ("What do Melanie's kids like?", vec!["melanie"], "What do kids like?"),
+            ("When did Jon Snow meet Ada", vec!["Jon Snow", "Ada"], "When did meet"),
+            ("Who is Caroline?", vec![], "Who is Caroline?"),
+            // Nothing but the name: keep the question as asked.
+            ("Caroline", vec!["Caroline"], "Caroline"),
+        ];
+        for (q, names, want) in cases {
+            assert_eq!(without_names(q, &names), want, "{q}");
+        }
+    }
 }

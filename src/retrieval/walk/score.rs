@@ -123,7 +123,7 @@ pub fn score_leaves(
     // Dense first stage and query vector.
     let held = match mem.dense() {
         Some(d) if params.dense > 0.0 => {
-            let q = d.embedder.embed(&[qa.raw.as_str()])?.pop().unwrap_or_default();
+            let q = d.embedder.embed(&[qa.dense.as_str()])?.pop().unwrap_or_default();
             Some((q, d))
         }
         _ => None,
