@@ -1,41 +1,12 @@
 //! The `memtree` command line as scripts use it (SPEC §8): JSON on stdout, errors on stderr,
 //! exit 0 on success, 1 on a failure, 2 on a usage error (clap). Runs without the dense model.
 
-use serde_json::{Value, json};
-use std::io::Write;
+#[path = "support/cli.rs"]
+mod support;
+
+use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-struct Run {
-    code: Option<i32>,
-    out: String,
-    err: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        assert_eq!(self.code, Some(0), "stderr: {}", self.err);
-        serde_json::from_str(&self.out).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.out))
-    }
-}
-
-fn memtree(store: &Path, args: &[&str], stdin: Option<&str>) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memtree"))
-        .arg("--store")
-        .arg(store)
-        .arg("--no-model")
-        .args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawning memtree");
-    if let Some(input) = stdin {
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    }
-    let o = child.wait_with_output().unwrap();
-    Run { code: o.status.code(), out: String::from_utf8(o.stdout).unwrap(), err: String::from_utf8(o.stderr).unwrap() }
-}
+use support::{MEMTREE, command, memtree, run};
 
 fn demo(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo").join(file).to_string_lossy().into_owned()
@@ -265,15 +236,13 @@ fn stderr_never_carries_message_or_query_text() {
     let mut failures = 0;
     for args in &bad {
         for env_log in [None, Some("trace")] {
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_memtree"));
-            cmd.arg("--store").arg(&s).arg("--no-model").args(args);
+            let mut cmd = command(MEMTREE, &s, args);
             if let Some(l) = env_log {
                 cmd.env("RUST_LOG", l);
             }
-            let o = cmd.output().unwrap();
-            let err = String::from_utf8_lossy(&o.stderr);
-            assert!(!err.contains(secret), "{args:?} (RUST_LOG={env_log:?}) leaked the text: {err}");
-            failures += usize::from(!o.status.success());
+            let r = run(cmd, None);
+            assert!(!r.err.contains(secret), "{args:?} (RUST_LOG={env_log:?}) leaked the text: {}", r.err);
+            failures += usize::from(r.code != Some(0));
         }
     }
     // The calls above did fail (so their error paths were exercised) except the walk.

@@ -5,10 +5,14 @@
 //! first run) this test creates it with pip, which needs the PyPI registry. Set
 //! `MEMTREE_MCP_PYTHON` to use another interpreter that has `mcp` installed.
 
+#[path = "support/cli.rs"]
+mod support;
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use support::{MEMTREE, command, memtree};
 
 /// The SDK version the venv is made with (also in `.ci/run`).
 const MCP_SDK: &str = "mcp==2.3.0";
@@ -93,23 +97,12 @@ fn python_with_mcp() -> PathBuf {
     python
 }
 
-fn memtree(store: &Path, args: &[&str]) -> Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_memtree"))
-        .arg("--store")
-        .arg(store)
-        .arg("--no-model")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "memtree {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).unwrap()
-}
-
 fn demo_store(dir: &Path) -> PathBuf {
     let store = dir.join("store");
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
-    memtree(&store, &["ingest", "--format", "chat-jsonl", demo.join("chat.jsonl").to_str().unwrap()]);
-    memtree(&store, &["ingest", "--format", "mbox", demo.join("mail.mbox").to_str().unwrap()]);
+    for (format, file) in [("chat-jsonl", "chat.jsonl"), ("mbox", "mail.mbox")] {
+        memtree(&store, &["ingest", "--format", format, demo.join(file).to_str().unwrap()], None).json();
+    }
     store
 }
 
@@ -123,13 +116,8 @@ fn the_python_sdk_client_lists_and_calls_the_tools() {
     let store = demo_store(dir.path());
     let script = dir.path().join("client.py");
     std::fs::write(&script, CLIENT).unwrap();
-    let out = Command::new(python_with_mcp())
-        .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_memtree"))
-        .arg(&store)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out =
+        Command::new(python_with_mcp()).arg(&script).arg(MEMTREE).arg(&store).stdin(Stdio::null()).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "MCP client failed:\n{stderr}");
     let r: Value =
@@ -195,10 +183,7 @@ fn the_python_sdk_client_lists_and_calls_the_tools() {
 fn garbage_lines_do_not_end_the_session() {
     let dir = tempfile::tempdir().unwrap();
     let store = demo_store(dir.path());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memtree"))
-        .arg("--store")
-        .arg(&store)
-        .args(["--no-model", "mcp"])
+    let mut child = command(MEMTREE, &store, &["mcp"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -2,9 +2,11 @@
 //! JSON line, bad input, end of input. Runs on a temp store with the demo corpus loaded by
 //! `--demo`, without the dense model (the lexical path; the REPL itself is what is tested).
 
-use std::io::Write;
+#[path = "support/cli.rs"]
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 /// The example binary, built (or found up to date) by the cargo running this test: examples
@@ -31,31 +33,9 @@ fn repl_bin() -> &'static Path {
     })
 }
 
-struct Session {
-    out: String,
-    err: String,
-    code: Option<i32>,
-}
-
-fn repl(store: &Path, extra: &[&str], input: &str) -> Session {
-    let mut child = Command::new(repl_bin())
-        .arg("--store")
-        .arg(store)
-        .arg("--no-model")
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawning the repl");
-    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("writing to the repl");
-    // Dropping stdin above closes the pipe: the REPL sees end of input.
-    let Output { status, stdout, stderr } = child.wait_with_output().expect("waiting for the repl");
-    Session {
-        out: String::from_utf8(stdout).expect("utf-8 stdout"),
-        err: String::from_utf8(stderr).expect("utf-8 stderr"),
-        code: status.code(),
-    }
+/// A piped session: `input` on stdin, then end of input.
+fn repl(store: &Path, extra: &[&str], input: &str) -> support::Run {
+    support::run(support::command(repl_bin(), store, extra), Some(input))
 }
 
 /// The lines of stdout between the end of the previous command's latency line and the end of

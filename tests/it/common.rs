@@ -1,9 +1,13 @@
 //! Fixtures and whole-store invariant checks shared by the integration tests.
 
+use memtree::entities::Registry;
 use memtree::store::{EntityReads, NodeReads};
-use memtree::{ChatMessage, Config, Item, ManualClock, Memory, OpenOptions};
+use memtree::{ChatMessage, Config, Document, EmailMessage, Item, ManualClock, Memory, OpenOptions};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tempfile::TempDir;
 
 /// 2023-05-08T00:00:00Z.
 pub const T0: i64 = 1_683_504_000_000;
@@ -12,7 +16,7 @@ pub const HOUR: i64 = 3_600_000;
 
 /// A store in a temp dir with a manual clock and a deterministic embedder.
 pub struct Fixture {
-    pub dir: tempfile::TempDir,
+    pub dir: TempDir,
     pub clock: ManualClock,
     pub cfg: Config,
 }
@@ -46,6 +50,69 @@ pub fn chat(source: &str, author: &str, ts: i64, text: &str) -> Item {
         participants: vec![],
         tags: vec![],
     })
+}
+
+/// A chat line of the fixture corpus: (source, author, time, text).
+pub type ChatLine = (&'static str, &'static str, i64, &'static str);
+
+/// The fixture corpus's chat: #eng over a few minutes, #ops a day later. Each test module
+/// ingests the lines it needs with [`ingest_corpus`].
+pub const CHATS: [ChatLine; 6] = [
+    ("slack:#eng", "Alice", T0, "The Phoenix launch moves to May 15 #launch"),
+    ("slack:#eng", "Bob", T0 + MIN, "Phoenix needs the billing API first, ask @carol"),
+    ("slack:#eng", "Carol", T0 + 2 * MIN, "Billing API ships next week, see https://wiki.example.com/Billing"),
+    ("slack:#eng", "Alice", T0 + 3 * MIN, "Great, then Phoenix is on track"),
+    ("slack:#ops", "Dana", T0 + 24 * HOUR, "Offsite in Lisbon is booked"),
+    ("slack:#ops", "Erin", T0 + 24 * HOUR + MIN, "Lisbon hotel confirmed for the offsite"),
+];
+
+/// The fixture corpus with known entities and times: the `chats` lines and an e-mail thread
+/// in one ingest, then a roadmap document; flushed, so that it has summaries.
+pub fn ingest_corpus(mem: &mut Memory, chats: &[ChatLine]) {
+    let mut items: Vec<Item> = chats.iter().map(|&(source, who, ts, text)| chat(source, who, ts, text)).collect();
+    items.push(Item::Email(EmailMessage {
+        source_id: "gmail:thread-1".into(),
+        message_id: Some("<1@x>".into()),
+        from: "Frank Ocean <frank@acme.example>".into(),
+        to: vec!["alice@example.com".into()],
+        cc: vec![],
+        subject: "Contract renewal".into(),
+        date_ms: T0 + 2 * HOUR,
+        body: "Acme wants to renew the contract for 100% of seats_total.".into(),
+        source_ref: Some("<1@x>".into()),
+    }));
+    mem.ingest(items).unwrap();
+    mem.ingest_document(Document {
+        source_id: "doc:notes/roadmap.md".into(),
+        title: "Roadmap".into(),
+        body: "Q3 goals: ship Phoenix, migrate billing, hire two engineers.".into(),
+        modified_ms: T0 + 3 * HOUR,
+        source_ref: Some("notes/roadmap.md".into()),
+        provider: Some("markdown".into()),
+    })
+    .unwrap();
+    mem.flush().unwrap();
+}
+
+/// An entity registry opened on the empty folder `dir` (returned with it, to keep it alive).
+pub fn open_registry(dir: TempDir) -> (TempDir, Registry) {
+    let reg = Registry::open(dir.path()).unwrap();
+    (dir, reg)
+}
+
+/// Every file under `dir`, recursively, sorted.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Check every structural invariant of the store against a brute-force recomputation:

@@ -13,12 +13,12 @@
 //! is also written into the target's corpus folder so the replay test keeps guarding it.
 
 use crate::common::*;
-use memtree::entities::{EntityRecord, Handle, Registry};
+use memtree::entities::{EntityRecord, Handle};
 use memtree::ingest::import::{locomo::read_locomo, read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
 use memtree::retrieval::Scope;
 use memtree::store::NodeReads;
 use memtree::tool::{MODE_NAMES, MODES, call_json, memory_recall_json};
-use memtree::{Config, EmailMessage, EntityId, EntityKind, Error, Item, Memory, NodeId};
+use memtree::{Config, EntityId, EntityKind, Error, Item, Memory, NodeId};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
@@ -548,40 +548,8 @@ fn raw_input(known: Vec<String>) -> BoxedStrategy<String> {
 /// summaries; with its node ids and source ids (so generated calls can name real nodes).
 pub(crate) fn small_store() -> (Fixture, tempfile::TempDir, Memory, Vec<String>) {
     let (fx, dir, mut mem) = scratch_store();
-    let mut items = Vec::new();
-    for (i, (who, text)) in [
-        ("Alice", "The Phoenix launch moves to May 15 #launch"),
-        ("Bob", "Phoenix needs the billing API first, ask @carol"),
-        ("Carol", "Billing API ships next week, see https://wiki.example.com/Billing"),
-    ]
-    .iter()
-    .enumerate()
-    {
-        items.push(chat("slack:#eng", who, T0 + i as i64 * MIN, text));
-    }
-    items.push(chat("slack:#ops", "Dana", T0 + 24 * HOUR, "Offsite in Lisbon is booked"));
-    items.push(Item::Email(EmailMessage {
-        source_id: "gmail:thread-1".into(),
-        message_id: Some("<1@x>".into()),
-        from: "Frank Ocean <frank@acme.example>".into(),
-        to: vec!["alice@example.com".into()],
-        cc: vec![],
-        subject: "Contract renewal".into(),
-        date_ms: T0 + 2 * HOUR,
-        body: "Acme wants to renew the contract for 100% of seats_total.".into(),
-        source_ref: Some("<1@x>".into()),
-    }));
-    mem.ingest(items).unwrap();
-    mem.ingest_document(memtree::Document {
-        source_id: "doc:notes/roadmap.md".into(),
-        title: "Roadmap".into(),
-        body: "Q3 goals: ship Phoenix, migrate billing, hire two engineers.".into(),
-        modified_ms: T0 + 3 * HOUR,
-        source_ref: Some("notes/roadmap.md".into()),
-        provider: Some("markdown".into()),
-    })
-    .unwrap();
-    mem.flush().unwrap();
+    // The shared corpus without Alice's last #eng line and Erin's #ops reply.
+    ingest_corpus(&mut mem, &[CHATS[0], CHATS[1], CHATS[2], CHATS[4]]);
     let mut known = Vec::new();
     for t in mem.store().trees().unwrap() {
         known.push(t.tree_id.0.clone());
@@ -1265,21 +1233,6 @@ fn registry_case() -> BoxedStrategy<RegistryCase> {
     prop_oneof![1 => file, 1 => record].boxed()
 }
 
-/// Every file under `dir`, recursively.
-pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(files_under(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
-}
-
 /// `rec` as it reads back after `put`: blank list items and blank handle values are dropped,
 /// a non-empty notes body ends with a newline, the timestamps are `got`'s.
 fn expected_after_put(rec: &EntityRecord, got: &EntityRecord) -> EntityRecord {
@@ -1314,8 +1267,7 @@ fn names_of(r: &EntityRecord) -> Vec<String> {
 /// `all` and `lookup_alias` agree with `get`; `put` updates a file that parses and leaves one
 /// that does not byte for byte; nothing is written anywhere else. True when the file parsed.
 fn check_registry_file(bytes: &[u8]) -> Result<bool, String> {
-    let dir = scratch();
-    let reg = Registry::open(dir.path()).map_err(|e| format!("open: {e}"))?;
+    let (dir, reg) = open_registry(scratch());
     let id = EntityId::from("person:x");
     let path = reg.path_for(&id).unwrap();
     // The same bytes as a copy and in another kind's folder: neither is `person:x`'s file, and
@@ -1394,8 +1346,7 @@ fn check_registry_file(bytes: &[u8]) -> Result<bool, String> {
 /// the id's), lands inside `<root>/<kind>/`, and reads back equal through `get`, `all` and
 /// `lookup_alias`. True when the record was stored.
 fn check_registry_record(rec: &EntityRecord) -> Result<bool, String> {
-    let dir = scratch();
-    let reg = Registry::open(dir.path()).map_err(|e| format!("open: {e}"))?;
+    let (dir, reg) = open_registry(scratch());
     let own_kind = rec.id.as_str().split_once(':').and_then(|(k, _)| EntityKind::parse(k));
     let path = reg.path_for(&rec.id);
     let put = reg.put(rec);
@@ -1921,8 +1872,7 @@ fn fuzz_seeds_are_valid() {
     }
     for seed in REGISTRY_SEEDS {
         assert!(check_registry_file(seed.as_bytes()).unwrap(), "{seed}");
-        let dir = scratch();
-        let reg = Registry::open(dir.path()).unwrap();
+        let (_dir, reg) = open_registry(scratch());
         let p = reg.path_for(&EntityId::from("person:x")).unwrap();
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(&p, seed).unwrap();

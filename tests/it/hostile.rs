@@ -7,8 +7,9 @@
 use crate::common::*;
 use crate::fuzz::{
     CHAT_SEED, Format, Imported, LOCOMO_SEED, MBOX_SEED, SLACK_CHANNELS, SLACK_DAY_1, SLACK_USERS, check_err,
-    check_hit, check_tree_shape, files_under, import, seed_with, write_input,
+    check_hit, check_tree_shape, import, seed_with, write_input,
 };
+use crate::support::memtree;
 use memtree::entities::EntityRecord;
 use memtree::retrieval::Scope;
 use memtree::store::EntityReads;
@@ -17,7 +18,6 @@ use memtree::{Config, EntityId, EntityKind, Error, Item, Memory};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
-use std::process::Command;
 
 /// A call that must succeed, checked against its documented shape.
 fn ok(mem: &mut Memory, req: Value) -> Value {
@@ -553,23 +553,21 @@ fn cli_format(f: Format) -> &'static str {
     }
 }
 
-/// Run the `memtree` binary on `store`; (exit code, stdout, stderr).
-fn memtree(store: &Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_memtree"))
-        .arg("--store")
-        .arg(store)
-        .arg("--no-model")
-        .args(args)
-        .output()
-        .expect("running memtree");
-    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+/// A row's input: the format's seed with `bytes` in `slot`, or beside it when the seed has no
+/// such file.
+fn row_files(format: Format, slot: &'static str, bytes: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    if format.seed().iter().any(|(rel, _)| *rel == slot) {
+        seed_with(format, slot, bytes)
+    } else {
+        let mut f = seed_with(format, "", &[]);
+        f.push((slot, bytes.to_vec()));
+        f
+    }
 }
 
 /// `memtree stats` without the byte sizes (which move with every open).
 fn cli_counts(store: &Path) -> Value {
-    let (code, out, err) = memtree(store, &["stats".as_ref()]);
-    assert_eq!(code, Some(0), "stats: {err}");
-    let mut v: Value = serde_json::from_str(&out).unwrap();
+    let mut v = memtree(store, &["stats"], None).json();
     let o = v.as_object_mut().unwrap();
     o.remove("store_bytes");
     o.remove("index_bytes");
@@ -579,13 +577,7 @@ fn cli_counts(store: &Path) -> Value {
 #[test]
 fn invalid_utf8_and_truncated_files_are_refused_naming_the_file() {
     for (name, format, slot, bytes, outcome) in file_rows() {
-        let files: Vec<(&str, Vec<u8>)> = if format.seed().iter().any(|(rel, _)| *rel == slot) {
-            seed_with(format, slot, &bytes)
-        } else {
-            let mut f = seed_with(format, "", &[]);
-            f.push((slot, bytes.clone()));
-            f
-        };
+        let files = row_files(format, slot, &bytes);
         let (dir, input) = write_input(format, &files);
         match (import(format, &input), &outcome) {
             (Err(e), Outcome::Refused { file, reason }) => {
@@ -622,26 +614,22 @@ fn a_refused_cli_import_leaves_the_store_unchanged() {
     // Some content first, so "unchanged" is not "still empty".
     let seed = outer.path().join("seed.jsonl");
     std::fs::write(&seed, CHAT_SEED).unwrap();
-    let (code, _, err) =
-        memtree(&store, &["ingest".as_ref(), "--format".as_ref(), "chat-jsonl".as_ref(), seed.as_os_str()]);
-    assert_eq!(code, Some(0), "{err}");
+    let r = memtree(&store, &["ingest".as_ref(), "--format".as_ref(), "chat-jsonl".as_ref(), seed.as_os_str()], None);
+    assert_eq!(r.code, Some(0), "{}", r.err);
     let before = cli_counts(&store);
     assert!(before["leaves"].as_u64().unwrap() >= 3, "{before}");
     for (name, format, slot, bytes, outcome) in file_rows() {
         let Outcome::Refused { file, .. } = outcome else { continue };
-        let files: Vec<(&str, Vec<u8>)> = if format.seed().iter().any(|(rel, _)| *rel == slot) {
-            seed_with(format, slot, &bytes)
-        } else {
-            let mut f = seed_with(format, "", &[]);
-            f.push((slot, bytes));
-            f
-        };
+        let files = row_files(format, slot, &bytes);
         let (_dir, input) = write_input(format, &files);
-        let (code, _, err) =
-            memtree(&store, &["ingest".as_ref(), "--format".as_ref(), cli_format(format).as_ref(), input.as_os_str()]);
-        assert_eq!(code, Some(1), "{name}: {err}");
+        let r = memtree(
+            &store,
+            &["ingest".as_ref(), "--format".as_ref(), cli_format(format).as_ref(), input.as_os_str()],
+            None,
+        );
+        assert_eq!(r.code, Some(1), "{name}: {}", r.err);
         let last = Path::new(file).file_name().unwrap().to_string_lossy();
-        assert!(err.contains(last.as_ref()), "{name}: the error does not name {file}: {}", crate::fuzz::clip(&err));
+        assert!(r.err.contains(last.as_ref()), "{name}: the error does not name {file}: {}", crate::fuzz::clip(&r.err));
         assert_eq!(cli_counts(&store), before, "{name}: the refused import changed the store");
     }
 }

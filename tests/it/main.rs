@@ -6,6 +6,8 @@ mod fuzz;
 mod hostile;
 mod privacy;
 mod registry;
+#[path = "../support/cli.rs"]
+mod support;
 mod tool;
 mod tree;
 mod walk;

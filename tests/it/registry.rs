@@ -1,25 +1,18 @@
 //! The entity registry (SPEC §4): Markdown files as the source of truth, notes that survive
 //! engine writes, hand-edited aliases, and ids that cannot climb out of the registry.
 
+use crate::common::{T0, files_under, open_registry};
 use memtree::entities::{EntityRecord, Handle, Registry};
 use memtree::{EntityId, EntityKind, Error};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Component, Path, PathBuf};
-
-/// 2023-05-08T00:00:00Z.
-const T0: i64 = 1_683_504_000_000;
+use std::path::{Component, Path};
+use tempfile::tempdir;
 
 fn id(s: &str) -> EntityId {
     EntityId::from(s)
-}
-
-fn open() -> (tempfile::TempDir, Registry) {
-    let dir = tempfile::tempdir().unwrap();
-    let reg = Registry::open(dir.path()).unwrap();
-    (dir, reg)
 }
 
 fn alice() -> EntityRecord {
@@ -42,23 +35,9 @@ fn edit(path: &Path, from: &str, to: &str) {
     fs::write(path, text.replacen(from, to, 1)).unwrap();
 }
 
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(files_under(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
-}
-
 #[test]
 fn registry_put_then_get_round_trips_every_field() {
-    let (_dir, reg) = open();
+    let (_dir, reg) = open_registry(tempdir().unwrap());
     assert_eq!(reg.get(&id("person:alice")).unwrap(), None);
     let rec = alice();
     reg.put(&rec).unwrap();
@@ -80,7 +59,7 @@ fn registry_put_then_get_round_trips_every_field() {
 
 #[test]
 fn registry_put_keeps_hand_edited_notes_created_at_and_unknown_keys() {
-    let (_dir, reg) = open();
+    let (_dir, reg) = open_registry(tempdir().unwrap());
     let mut rec = alice();
     rec.created_at = "2020-01-01T00:00:00Z".into();
     rec.updated_at = "2020-01-01T00:00:00Z".into();
@@ -126,7 +105,7 @@ fn registry_put_keeps_hand_edited_notes_created_at_and_unknown_keys() {
 
 #[test]
 fn registry_alias_added_by_hand_resolves_at_the_next_lookup() {
-    let (_dir, reg) = open();
+    let (_dir, reg) = open_registry(tempdir().unwrap());
     let rec = EntityRecord::new(id("person:alice"), EntityKind::Person, "Alice");
     reg.put(&rec).unwrap();
     let path = reg.path_for(&rec.id).unwrap();
@@ -144,7 +123,7 @@ fn registry_alias_added_by_hand_resolves_at_the_next_lookup() {
 
 #[test]
 fn registry_lookup_is_case_insensitive_and_exact_over_every_identity_field() {
-    let (_dir, reg) = open();
+    let (_dir, reg) = open_registry(tempdir().unwrap());
     reg.put(&alice()).unwrap();
     reg.put(&EntityRecord::new(id("person:bob"), EntityKind::Person, "Bob")).unwrap();
     let alice_only = vec![id("person:alice")];
@@ -164,7 +143,7 @@ fn registry_lookup_is_case_insensitive_and_exact_over_every_identity_field() {
 
 #[test]
 fn registry_lookup_filters_by_kind_and_sorts_ids() {
-    let (_dir, reg) = open();
+    let (_dir, reg) = open_registry(tempdir().unwrap());
     for (i, k) in [("product:jordan", EntityKind::Product), ("person:jordan", EntityKind::Person)] {
         reg.put(&EntityRecord::new(id(i), k, "Jordan")).unwrap();
     }
@@ -194,7 +173,7 @@ fn assert_inside(reg: &Registry, kind: &str, path: &Path) {
 
 #[test]
 fn registry_hostile_ids_stay_inside_the_root_and_never_collide() {
-    let (dir, reg) = open();
+    let (dir, reg) = open_registry(tempdir().unwrap());
     let long_a = format!("person:{}", "a".repeat(10_000));
     let long_b = format!("person:{}b", "a".repeat(10_000));
     let climb = format!("person:{}etc/passwd", "../".repeat(3_400));
@@ -263,7 +242,7 @@ fn registry_hostile_ids_stay_inside_the_root_and_never_collide() {
 
 #[test]
 fn registry_malformed_front_matter_is_skipped_by_all_and_corrupt_for_get() {
-    let (_dir, reg) = open();
+    let (_dir, reg) = open_registry(tempdir().unwrap());
     reg.put(&alice()).unwrap();
     let bob = id("person:bob");
     let bob_path = reg.path_for(&bob).unwrap();
@@ -304,7 +283,7 @@ fn registry_malformed_front_matter_is_skipped_by_all_and_corrupt_for_get() {
 
 #[test]
 fn registry_upsert_seen_creates_once_and_never_touches_an_existing_file() {
-    let (_dir, reg) = open();
+    let (_dir, reg) = open_registry(tempdir().unwrap());
     let carol = id("person:carol");
     assert!(reg.upsert_seen(&carol, EntityKind::Person, "Carol", T0).unwrap());
     let got = reg.get(&carol).unwrap().unwrap();
@@ -383,7 +362,7 @@ proptest! {
 
     #[test]
     fn registry_arbitrary_ids_error_or_stay_inside_the_root((a, b) in id_pair()) {
-        let (_dir, reg) = open();
+        let (_dir, reg) = open_registry(tempdir().unwrap());
         let mut placed = Vec::new();
         for raw in [&a, &b] {
             let eid = EntityId::from(raw.as_str());

@@ -6,53 +6,16 @@ use crate::common::*;
 use memtree::retrieval::Scope;
 use memtree::store::NodeReads;
 use memtree::tool::{call_json, memory_recall_json, memory_tree_schema};
-use memtree::{Config, Document, EmailMessage, Item, Memory};
+use memtree::{Config, Memory};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-/// The fixture: #eng chat over two days, an e-mail thread, a roadmap document.
+/// The fixture: #eng chat over two days, an e-mail thread, a roadmap document (the whole
+/// shared corpus).
 fn fixture() -> (Fixture, Memory) {
     let fx = Fixture::new(Config::default());
     let mut mem = fx.open();
-    let mut items = Vec::new();
-    for (i, (who, text)) in [
-        ("Alice", "The Phoenix launch moves to May 15 #launch"),
-        ("Bob", "Phoenix needs the billing API first, ask @carol"),
-        ("Carol", "Billing API ships next week, see https://wiki.example.com/Billing"),
-        ("Alice", "Great, then Phoenix is on track"),
-    ]
-    .iter()
-    .enumerate()
-    {
-        items.push(chat("slack:#eng", who, T0 + i as i64 * MIN, text));
-    }
-    for (i, (who, text)) in
-        [("Dana", "Offsite in Lisbon is booked"), ("Erin", "Lisbon hotel confirmed for the offsite")].iter().enumerate()
-    {
-        items.push(chat("slack:#ops", who, T0 + 24 * HOUR + i as i64 * MIN, text));
-    }
-    items.push(Item::Email(EmailMessage {
-        source_id: "gmail:thread-1".into(),
-        message_id: Some("<1@x>".into()),
-        from: "Frank Ocean <frank@acme.example>".into(),
-        to: vec!["alice@example.com".into()],
-        cc: vec![],
-        subject: "Contract renewal".into(),
-        date_ms: T0 + 2 * HOUR,
-        body: "Acme wants to renew the contract for 100% of seats_total.".into(),
-        source_ref: Some("<1@x>".into()),
-    }));
-    mem.ingest(items).unwrap();
-    mem.ingest_document(Document {
-        source_id: "doc:notes/roadmap.md".into(),
-        title: "Roadmap".into(),
-        body: "Q3 goals: ship Phoenix, migrate billing, hire two engineers.".into(),
-        modified_ms: T0 + 3 * HOUR,
-        source_ref: Some("notes/roadmap.md".into()),
-        provider: Some("markdown".into()),
-    })
-    .unwrap();
-    mem.flush().unwrap();
+    ingest_corpus(&mut mem, &CHATS);
     (fx, mem)
 }
 

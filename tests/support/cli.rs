@@ -1,0 +1,63 @@
+//! Running the `memtree` binaries as a script does, for the test binaries that drive them
+//! (`cli`, `mcp`, `repl` and `it`'s hostile-input matrix), each of which includes this file
+//! with `#[path]`: under a subfolder of `tests/`, it is not a test binary of its own.
+
+// Each test binary uses its own part of this file.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// The `memtree` binary cargo built for the tests.
+pub const MEMTREE: &str = env!("CARGO_BIN_EXE_memtree");
+
+/// A finished run: exit code (`None` when a signal ended it), stdout and stderr.
+pub struct Run {
+    pub code: Option<i32>,
+    pub out: String,
+    pub err: String,
+}
+
+impl Run {
+    /// Stdout as JSON, insisting on exit code 0.
+    pub fn json(&self) -> Value {
+        assert_eq!(self.code, Some(0), "stderr: {}", self.err);
+        serde_json::from_str(&self.out).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.out))
+    }
+}
+
+/// `bin --store <store> --no-model <args>`: every test runs without the dense model.
+pub fn command<A: AsRef<OsStr>>(bin: impl AsRef<OsStr>, store: &Path, args: &[A]) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.arg("--store").arg(store).arg("--no-model").args(args);
+    cmd
+}
+
+/// Run `cmd` to its end with `stdin` on a pipe (closed after it; no input: stdin is null),
+/// capturing stdout and stderr, which must be UTF-8.
+pub fn run(mut cmd: Command, stdin: Option<&str>) -> Run {
+    let mut child = cmd
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawning {cmd:?}: {e}"));
+    if let Some(input) = stdin {
+        // Dropped at the end of the statement: the child sees end of input.
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    }
+    let Output { status, stdout, stderr } = child.wait_with_output().unwrap();
+    Run {
+        code: status.code(),
+        out: String::from_utf8(stdout).expect("utf-8 stdout"),
+        err: String::from_utf8(stderr).expect("utf-8 stderr"),
+    }
+}
+
+/// `memtree --store <store> --no-model <args>`, run to its end (see [`run`]).
+pub fn memtree<A: AsRef<OsStr>>(store: &Path, args: &[A], stdin: Option<&str>) -> Run {
+    run(command(MEMTREE, store, args), stdin)
+}
