@@ -95,6 +95,13 @@ enum BenchCmd {
         /// Override a walk scorer weight, e.g. `--walk window=0.5` (repeatable).
         #[arg(long = "walk")]
         walk: Vec<String>,
+        /// Write one JSON line per question and system (evidence, recall, first ten turns).
+        #[arg(long)]
+        per_question: Option<PathBuf>,
+        /// Keep the harness stores in this folder and reuse them on the next run (ingest is
+        /// idempotent): read-path experiments then skip embedding every leaf.
+        #[arg(long)]
+        keep_stores: Option<PathBuf>,
     },
 }
 
@@ -202,20 +209,48 @@ struct RecallRun<'a> {
     systems: &'a [String],
     out: &'a Path,
     walk: WalkParams,
+    per_question: Option<&'a Path>,
+    keep_stores: Option<&'a Path>,
 }
 
 fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
     let (ks, out) = (r.ks, r.out);
     let convs = locomo::read_locomo(r.corpus)?;
     let opts = open_options(cli)?;
-    let work = tempfile::tempdir().context("temp dir for the harness stores")?;
-    let cfg = RecallConfig { ks: ks.to_vec(), pooled: r.pooled, systems: r.systems.to_vec(), walk: r.walk };
+    let temp;
+    let work = match r.keep_stores {
+        Some(dir) => {
+            // Pooled and per-conversation stores must not be mistaken for each other.
+            let dir = dir.join(if r.pooled { "pooled" } else { "per-conversation" });
+            std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+            dir
+        }
+        None => {
+            temp = tempfile::tempdir().context("temp dir for the harness stores")?;
+            temp.path().to_path_buf()
+        }
+    };
+    let cfg = RecallConfig {
+        ks: ks.to_vec(),
+        pooled: r.pooled,
+        systems: r.systems.to_vec(),
+        walk: r.walk,
+        reuse_stores: r.keep_stores.is_some(),
+    };
     let pb = ProgressBar::new_spinner();
     let t = std::time::Instant::now();
-    let report = memtree::eval::recall::run(&convs, work.path(), &opts, &cfg, |m| pb.set_message(m.to_string()))?;
+    let report = memtree::eval::recall::run(&convs, &work, &opts, &cfg, |m| pb.set_message(m.to_string()))?;
     pb.finish_and_clear();
     std::fs::write(out, serde_json::to_string_pretty(&report)?)
         .with_context(|| format!("writing {}", out.display()))?;
+    if let Some(path) = r.per_question {
+        let mut lines = String::new();
+        for d in &report.per_question {
+            lines.push_str(&serde_json::to_string(d)?);
+            lines.push('\n');
+        }
+        std::fs::write(path, lines).with_context(|| format!("writing {}", path.display()))?;
+    }
     println!(
         "recall ({}, {} questions with evidence, {:.0} s); fractional evidence recall over leaves, %",
         report.setting,
@@ -263,12 +298,26 @@ fn run(cli: &Cli) -> Result<()> {
         Cmd::Recall { schema: true, .. } => return print(cli, &memtree::tool::memory_recall_schema()),
         _ => {}
     }
-    if let Cmd::Bench { what: BenchCmd::Recall { corpus, k, pooled, systems, out, walk } } = &cli.cmd {
+    if let Cmd::Bench { what: BenchCmd::Recall { corpus, k, pooled, systems, out, walk, per_question, keep_stores } } =
+        &cli.cmd
+    {
         let mut wp = WalkParams::default();
         for kv in walk {
             wp.set(kv).map_err(anyhow::Error::msg)?;
         }
-        return bench_recall(cli, &RecallRun { corpus, ks: k, pooled: *pooled, systems, out, walk: wp });
+        return bench_recall(
+            cli,
+            &RecallRun {
+                corpus,
+                ks: k,
+                pooled: *pooled,
+                systems,
+                out,
+                walk: wp,
+                per_question: per_question.as_deref(),
+                keep_stores: keep_stores.as_deref(),
+            },
+        );
     }
     let dir = match &cli.store {
         Some(d) => d.clone(),

@@ -33,6 +33,10 @@ pub struct RecallConfig {
     pub systems: Vec<String>,
     /// Walk's scorer weights.
     pub walk: WalkParams,
+    /// Reuse the stores an earlier run left in the work directory instead of building them
+    /// anew (ingest is idempotent, so only missing content is written): for read-path
+    /// experiments, which then skip the embedding of every leaf.
+    pub reuse_stores: bool,
 }
 
 /// Per-question outcome of one system.
@@ -50,6 +54,25 @@ pub struct RecallReport {
     pub setting: String,
     pub questions: usize,
     pub systems: BTreeMap<String, SystemReport>,
+    /// One row per question and system, in the order asked (not in the JSON report; the CLI
+    /// writes it as JSON lines on request).
+    #[serde(skip)]
+    pub per_question: Vec<QuestionDetail>,
+}
+
+/// What one system returned for one question: enough to see why a question was missed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct QuestionDetail {
+    pub system: String,
+    pub conversation: String,
+    pub category: String,
+    pub question: String,
+    /// Evidence turn ids that exist in the conversation.
+    pub evidence: Vec<String>,
+    /// Recall at each cut-off, by name (`recall@10`).
+    pub recall: BTreeMap<String, f64>,
+    /// The turn ids of the first ten hits (`null` for a hit outside the conversation).
+    pub top: Vec<Option<String>>,
 }
 
 /// One system's figures.
@@ -75,9 +98,12 @@ pub fn run(
     let groups: Vec<Vec<&Conversation>> =
         if cfg.pooled { vec![convs.iter().collect()] } else { convs.iter().map(|c| vec![c]).collect() };
     let mut questions = 0;
+    let mut per_question = Vec::new();
     for (gi, group) in groups.iter().enumerate() {
         let dir = work_dir.join(format!("store-{gi}"));
-        let _ = std::fs::remove_dir_all(&dir);
+        if !cfg.reuse_stores {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
         let mut mem = Memory::open_with(&dir, opts.clone())?;
         for c in group {
             progress(&format!("ingest {}", c.sample_id));
@@ -109,10 +135,17 @@ pub fn run(
                         .iter()
                         .map(|id| mem.store().node(id.as_str()).ok().flatten().map_or(0, |n| n.tokens as usize))
                         .collect();
-                    results
-                        .entry(sys.clone())
-                        .or_default()
-                        .push((q.category, score(&evidence, &turns, &tokens, &cfg.ks, micros)));
+                    let outcome = score(&evidence, &turns, &tokens, &cfg.ks, micros);
+                    per_question.push(QuestionDetail {
+                        system: sys.clone(),
+                        conversation: c.sample_id.clone(),
+                        category: category_name(q.category).to_string(),
+                        question: q.question.clone(),
+                        evidence: evidence.iter().map(|e| e.to_string()).collect(),
+                        recall: cfg.ks.iter().zip(&outcome.at_k).map(|(k, r)| (format!("recall@{k}"), *r)).collect(),
+                        top: turns.iter().take(10).map(|t| t.map(str::to_string)).collect(),
+                    });
+                    results.entry(sys.clone()).or_default().push((q.category, outcome));
                 }
             }
         }
@@ -121,11 +154,17 @@ pub fn run(
         setting: if cfg.pooled { "pooled".into() } else { "per-conversation".into() },
         questions,
         systems: BTreeMap::new(),
+        per_question,
     };
     for (sys, outs) in results {
         report.systems.insert(sys, aggregate(&outs, &cfg.ks));
     }
     Ok(report)
+}
+
+/// The name of a LoCoMo category number (`other` for one outside 1–5).
+fn category_name(c: u32) -> &'static str {
+    CATEGORIES.iter().find(|(n, _)| *n == c).map_or("other", |(_, name)| name)
 }
 
 /// Leaf id → (source, dia_id) for every LoCoMo leaf.
