@@ -95,7 +95,7 @@ enum BenchCmd {
         /// Override a walk scorer weight, e.g. `--walk window=0.5` (repeatable).
         #[arg(long = "walk")]
         walk: Vec<String>,
-        /// Write one JSON line per question and system (evidence, recall, first ten turns).
+        /// Write one JSON line per question and system (evidence, recall, ranked turns).
         #[arg(long)]
         per_question: Option<PathBuf>,
         /// Keep the harness stores in this folder and reuse them on the next run (ingest is

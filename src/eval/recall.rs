@@ -71,7 +71,8 @@ pub struct QuestionDetail {
     pub evidence: Vec<String>,
     /// Recall at each cut-off, by name (`recall@10`).
     pub recall: BTreeMap<String, f64>,
-    /// The turn ids of the first ten hits (`null` for a hit outside the conversation).
+    /// The turn ids of the hits, best first, as many as the largest cut-off (at least 50;
+    /// `null` for a hit outside the conversation).
     pub top: Vec<Option<String>>,
 }
 
@@ -143,7 +144,7 @@ pub fn run(
                         question: q.question.clone(),
                         evidence: evidence.iter().map(|e| e.to_string()).collect(),
                         recall: cfg.ks.iter().zip(&outcome.at_k).map(|(k, r)| (format!("recall@{k}"), *r)).collect(),
-                        top: turns.iter().take(10).map(|t| t.map(str::to_string)).collect(),
+                        top: turns.iter().map(|t| t.map(str::to_string)).collect(),
                     });
                     results.entry(sys.clone()).or_default().push((q.category, outcome));
                 }
