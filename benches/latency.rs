@@ -1,21 +1,61 @@
 //! Latency of every memory_tree mode (p50/p95) on the LoCoMo dev store and on synthetic
-//! stores, beside SQLite FTS5 over the same leaves, without the dense model (set
-//! MEMTREE_BENCH_MODEL=1 to load it when fetched). `cargo bench --bench latency`; sizes with
-//! MEMTREE_BENCH_SIZES=10000,100000 (a million-leaf store: MEMTREE_BENCH_SIZES=1000000 with
-//! MEMTREE_BENCH_QUESTIONS=50, the number of synthetic questions, default 300); `-- --test`
-//! runs a small smoke version. After each store it prints the build time, the store's size
-//! on disk and the process's peak RSS so far (sizes run in the order given).
+//! stores, beside SQLite FTS5 over the same leaves, without and with the query embedding;
+//! plus build time, size on disk and peak RSS per store. `cargo bench --bench latency`;
+//! `-- --test` runs a small smoke version (one 2,000-leaf synthetic store, no LoCoMo).
+//!
+//! Each store goes through four steps, each in a freshly opened `Memory` over one store
+//! directory (peak RSS is reset between steps, so each step reports its own):
+//!
+//! 1. **build** — ingest without a model (lexical store), flush. Timed; size and RSS.
+//! 2. **vectors** — reopen with an embedder: open embeds every node that has no vector.
+//!    Synthetic stores (and LoCoMo by default) get the deterministic `HashEmbedder` at the real
+//!    model's dimension (384): embedding 100k leaves with the real model would take ~15 min
+//!    on two cores, a million is out of reach. With `MEMTREE_BENCH_MODEL=1` the LoCoMo store
+//!    gets all-MiniLM-L6-v2 vectors instead (~1–3 min).
+//! 3. **reads without the query embedding** — reopen without a model: FTS5 baseline, then
+//!    every mode (lexical walk and query_source).
+//! 4. **reads with the query embedding** — reopen with a `QueryModel`: an `Embedder` whose
+//!    `name()` is the name the vectors were stored under (so the store sees no model swap and
+//!    re-embeds nothing — the bench asserts `vectors_added == 0`) but whose `embed()` runs the
+//!    real model. Rows: the query embedding alone; walk (split into the embedding measured
+//!    inside walk and the rest: dense top-k over every vector, parent centroids, scoring);
+//!    query_source with a query (dense rerank). Over hashing vectors the *values* of the dense
+//!    scores mean nothing, but the work per question (one real query embedding, one cosine
+//!    pass over every stored vector, top 300 dense candidates, centroids) is the real cost;
+//!    the dense candidates overlap the lexical ones less than real vectors would, so walk's
+//!    candidate set is, if anything, larger than with real vectors.
+//!
+//! Environment:
+//!
+//! | variable | default | effect |
+//! |---|---|---|
+//! | `MEMTREE_BENCH_SIZES` | `10000,100000` (smoke: `2000`) | synthetic store sizes in leaves, run in the order given |
+//! | `MEMTREE_BENCH_QUESTIONS` | `300` (smoke: `50`) | synthetic questions per store (use 50 at 1M) |
+//! | `MEMTREE_BENCH_LOCOMO` | `1` (smoke: `0`) | `0` skips the LoCoMo store |
+//! | `MEMTREE_BENCH_EMBED` | `1` | `0` skips steps 2 and 4 (no model loaded) |
+//! | `MEMTREE_BENCH_MODEL` | `0` | `1`: the LoCoMo store's vectors come from the real model |
+//! | `MEMTREE_MODEL_DIR`, `MEMTREE_EMBED_THREADS` | | where the model is, ONNX Runtime threads (see `embed`) |
+//!
+//! Without the model files (`bash scripts/fetch-models.sh`) steps 2 and 4 are skipped with a
+//! printed note. A million-leaf run: `MEMTREE_BENCH_LOCOMO=0 MEMTREE_BENCH_SIZES=1000000
+//! MEMTREE_BENCH_QUESTIONS=50 cargo bench --bench latency` took 25 min on two shared cores
+//! (build 16 min, vectors 3.3 min), 6.5 GB in a tempdir (1.6 GB without vectors) and 3.6 GB
+//! peak RSS. The default run (LoCoMo, 10k, 100k) takes ~7 min; the smoke run ~15 s.
+//! Rows are also written to `target/bench-latency.json` (`$CARGO_TARGET_DIR` when set; not in smoke mode).
 
 mod synth;
 
-use memtree::embed::{FastEmbedder, ModelPaths};
+use memtree::embed::{Embedder, FastEmbedder, HashEmbedder, ModelPaths};
 use memtree::ingest::import::locomo;
 use memtree::retrieval::Scope;
+use memtree::retrieval::walk::analyse_query;
 use memtree::store::Fts5Baseline;
 use memtree::tool::{Request, call_read};
-use memtree::{Memory, OpenOptions};
+use memtree::{Item, Memory, OpenOptions};
 use serde_json::json;
+use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -25,59 +65,174 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-/// Time `f` over every input (after one warm-up pass), in microseconds.
-fn time<T>(inputs: &[T], mut f: impl FnMut(&T)) -> (f64, f64) {
-    for x in inputs.iter().take(5) {
-        f(x);
-    }
-    let mut t: Vec<f64> = inputs
-        .iter()
-        .map(|x| {
-            let s = Instant::now();
-            f(x);
-            s.elapsed().as_secs_f64() * 1e6
-        })
-        .collect();
+fn p50_p95(mut t: Vec<f64>) -> (f64, f64) {
     t.sort_by(f64::total_cmp);
     (percentile(&t, 0.5), percentile(&t, 0.95))
 }
 
-/// Peak resident set of this process so far (Linux `VmHWM`), MB; 0 elsewhere.
+/// Time `f` over every input (after a warm-up on the first five), in microseconds.
+fn time<T>(inputs: &[T], mut f: impl FnMut(&T)) -> (f64, f64) {
+    for x in inputs.iter().take(5) {
+        f(x);
+    }
+    p50_p95(
+        inputs
+            .iter()
+            .map(|x| {
+                let s = Instant::now();
+                f(x);
+                s.elapsed().as_secs_f64() * 1e6
+            })
+            .collect(),
+    )
+}
+
+/// Peak resident set of this process since the last `reset_peak_rss` (Linux `VmHWM`), MB.
 fn peak_rss_mb() -> u64 {
+    status_mb("VmHWM:")
+}
+
+/// Current resident set (Linux `VmRSS`), MB; 0 elsewhere.
+fn rss_mb() -> u64 {
+    status_mb("VmRSS:")
+}
+
+fn status_mb(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .unwrap_or_default()
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(key))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map_or(0, |kb| kb / 1024)
 }
 
-fn options() -> OpenOptions {
-    let mut o = OpenOptions::default();
-    if std::env::var("MEMTREE_BENCH_MODEL").is_ok_and(|v| v == "1")
-        && let Some(p) = ModelPaths::discover()
-    {
-        o.embedder = Some(Arc::new(FastEmbedder::load(&p).expect("model loads")));
+/// Bytes of every file under `dir` (SQLite database and WAL, tantivy index, content), MB.
+fn dir_mb(dir: &Path) -> f64 {
+    fn walk(p: &Path) -> u64 {
+        std::fs::read_dir(p)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| match e.metadata() {
+                Ok(m) if m.is_dir() => walk(&e.path()),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            })
+            .sum()
     }
-    o
+    walk(dir) as f64 / 1e6
 }
 
-fn bench_store(name: &str, mem: &Memory, questions: &[String], rows: &mut Vec<serde_json::Value>) {
-    let fts = Fts5Baseline::build(mem.store()).expect("fts5");
+/// `name size MB` for each top-level entry of `dir`, largest first.
+fn dir_breakdown(dir: &Path) -> String {
+    let mut parts: Vec<(String, f64)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| {
+            let p = e.path();
+            let mb = if p.is_dir() { dir_mb(&p) } else { e.metadata().map_or(0.0, |m| m.len() as f64 / 1e6) };
+            (e.file_name().to_string_lossy().into_owned(), mb)
+        })
+        .collect();
+    parts.sort_by(|a, b| b.1.total_cmp(&a.1));
+    parts.iter().map(|(n, mb)| format!("{n} {mb:.1}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Give freed heap back to the OS (glibc keeps it otherwise), then reset `VmHWM` to the
+/// current RSS, so the next step's peak is its own. Returns the RSS the step starts from.
+fn reset_peak_rss() -> u64 {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory at the top of glibc's heaps.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    // Linux ≥ 4.0: writing 5 to clear_refs resets the peak RSS. Ignored where unsupported.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    rss_mb()
+}
+
+/// The real model's query embedding under the name the store's vectors were made with, so
+/// that opening a store with it loads the stored vectors and embeds nothing. Counts the time
+/// spent embedding, to split a walk into its embedding and the rest.
+///
+/// `control` switches `embed()` to the hashing embedder (no ONNX Runtime at all), for a
+/// control row: the same dense work in walk without the model's cost or its threads.
+struct QueryModel {
+    model: Arc<dyn Embedder>,
+    stored_as: String,
+    nanos: AtomicU64,
+    control: AtomicBool,
+    hashing: HashEmbedder,
+}
+
+impl QueryModel {
+    fn new(model: Arc<dyn Embedder>, stored_as: &str) -> Self {
+        let hashing = HashEmbedder::new(model.dim());
+        QueryModel {
+            model,
+            stored_as: stored_as.to_string(),
+            nanos: AtomicU64::new(0),
+            control: AtomicBool::new(false),
+            hashing,
+        }
+    }
+
+    fn embed_nanos(&self) -> u64 {
+        self.nanos.load(Ordering::Relaxed)
+    }
+}
+
+impl Embedder for QueryModel {
+    fn name(&self) -> &str {
+        &self.stored_as
+    }
+
+    fn dim(&self) -> usize {
+        self.model.dim()
+    }
+
+    fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
+        let t = Instant::now();
+        let out =
+            if self.control.load(Ordering::Relaxed) { self.hashing.embed(texts) } else { self.model.embed(texts) };
+        self.nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        out
+    }
+}
+
+fn env_flag(name: &str, default: bool) -> bool {
+    std::env::var(name).map_or(default, |v| v.trim() == "1")
+}
+
+fn row(rows: &mut Vec<serde_json::Value>, store: &str, mode: &str, embedding: bool, label: &str, p: (f64, f64)) {
+    println!("| {store} | {label} | {:.3} | {:.3} |", p.0 / 1000.0, p.1 / 1000.0);
+    rows.push(json!({"store": store, "mode": mode, "query_embedding": embedding, "p50_ms": p.0 / 1000.0, "p95_ms": p.1 / 1000.0}));
+}
+
+/// Step 3: FTS5 over the same leaves, then every mode without a query embedding. Returns the
+/// FTS5 p50 (µs) and the peak RSS of the memtree reads (the FTS5 database is dropped first).
+fn bench_lexical(name: &str, mem: &Memory, questions: &[String], rows: &mut Vec<serde_json::Value>) -> (f64, u64) {
+    let fts_p50 = {
+        let fts = Fts5Baseline::build(mem.store()).expect("fts5");
+        let p = time(questions, |q| {
+            fts.search(q, 10).expect("fts5");
+        });
+        row(rows, name, "fts5", false, "fts5 (baseline)", p);
+        p.0
+    };
+    reset_peak_rss();
     let scope = Scope::all();
     let reqs = |mk: &dyn Fn(&String) -> serde_json::Value| -> Vec<Request> {
         questions.iter().map(|q| Request::from_json(&mk(q)).expect("valid request")).collect()
     };
     // A summary to drill into and a window to cover, taken from the store itself.
-    let some_summary = memtree::tool::call_read(
-        mem,
-        Request::from_json(&json!({"mode": "query_source", "limit": 1})).expect("valid"),
-        &scope,
-    )
-    .ok()
-    .and_then(|r| serde_json::to_value(r).ok())
-    .and_then(|v| v["hits"][0]["node_id"].as_str().map(String::from))
-    .unwrap_or_default();
+    let some_summary =
+        call_read(mem, Request::from_json(&json!({"mode": "query_source", "limit": 1})).expect("valid"), &scope)
+            .ok()
+            .and_then(|r| serde_json::to_value(r).ok())
+            .and_then(|v| v["hits"][0]["node_id"].as_str().map(String::from))
+            .unwrap_or_default();
     let leaf_ids: Vec<String> = {
         let v = serde_json::to_value(
             call_read(
@@ -109,20 +264,220 @@ fn bench_store(name: &str, mem: &Memory, questions: &[String], rows: &mut Vec<se
         ),
         ("fetch_leaves", reqs(&|_| json!({"mode": "fetch_leaves", "chunk_ids": leaf_ids}))),
     ];
-    let (p50, p95) = time(questions, |q| {
-        fts.search(q, 10).expect("fts5");
-    });
-    let fts_p50 = p50;
-    println!("| {name} | fts5 (baseline) | {:.3} | {:.3} |", p50 / 1000.0, p95 / 1000.0);
-    rows.push(json!({"store": name, "mode": "fts5", "p50_ms": p50 / 1000.0, "p95_ms": p95 / 1000.0}));
     for (mode, rq) in modes {
-        let (p50, p95) = time(&rq, |r| {
+        let p = time(&rq, |r| {
             call_read(mem, r.clone(), &scope).expect("call");
         });
-        let ratio = if mode == "walk" { format!(" (walk/fts5 = {:.2})", p50 / fts_p50) } else { String::new() };
-        println!("| {name} | {mode}{ratio} | {:.3} | {:.3} |", p50 / 1000.0, p95 / 1000.0);
-        rows.push(json!({"store": name, "mode": mode, "p50_ms": p50 / 1000.0, "p95_ms": p95 / 1000.0}));
+        let label = if mode == "walk" { format!("walk (walk/fts5 = {:.2})", p.0 / fts_p50) } else { mode.to_string() };
+        row(rows, name, mode, false, &label, p);
     }
+    (fts_p50, peak_rss_mb())
+}
+
+/// Walk every request (after a warm-up on the first five); per walk: total µs, µs inside
+/// the query model's `embed`, and the difference.
+fn walk_split(mem: &Memory, qm: &QueryModel, walks: &[Request]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let scope = Scope::all();
+    for r in walks.iter().take(5) {
+        call_read(mem, r.clone(), &scope).expect("walk");
+    }
+    let (mut total, mut embed, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    for r in walks {
+        let e0 = qm.embed_nanos();
+        let s = Instant::now();
+        call_read(mem, r.clone(), &scope).expect("walk");
+        let us = s.elapsed().as_secs_f64() * 1e6;
+        let e = (qm.embed_nanos() - e0) as f64 / 1e3;
+        total.push(us);
+        embed.push(e);
+        rest.push(us - e);
+    }
+    (total, embed, rest)
+}
+
+/// Step 4: the query embedding alone, walk (with its split) and query_source with a query,
+/// on a store opened with `qm`.
+fn bench_dense(
+    name: &str,
+    mem: &Memory,
+    qm: &QueryModel,
+    questions: &[String],
+    fts_p50: f64,
+    rows: &mut Vec<serde_json::Value>,
+) {
+    let scope = Scope::all();
+    // What walk embeds: the question without the names of the people it asks about.
+    let dense_texts: Vec<String> = questions.iter().map(|q| analyse_query(mem, q).dense).collect();
+    let p = time(&dense_texts, |t| {
+        qm.model.embed(&[t.as_str()]).expect("embed");
+    });
+    row(rows, name, "query_embedding", true, "query embedding only", p);
+
+    let walks: Vec<Request> =
+        questions.iter().map(|q| Request::from_json(&json!({"mode": "walk", "query": q})).expect("valid")).collect();
+    // Control: the stored vectors in play, the query embedded by the hashing embedder.
+    qm.control.store(true, Ordering::Relaxed);
+    let (total, _, _) = walk_split(mem, qm, &walks);
+    qm.control.store(false, Ordering::Relaxed);
+    let p = p50_p95(total);
+    row(rows, name, "walk_control", true, "walk + hashing query vector (control: dense work, no ONNX)", p);
+    let (total, embed, rest) = walk_split(mem, qm, &walks);
+    let p = p50_p95(total);
+    row(rows, name, "walk", true, &format!("walk + query embedding (walk/fts5 = {:.2})", p.0 / fts_p50), p);
+    row(rows, name, "walk_embedding_part", true, "… of which the query embedding", p50_p95(embed));
+    row(rows, name, "walk_rest_part", true, "… of which the rest (dense top-k, centroids, scoring)", p50_p95(rest));
+
+    let qs: Vec<Request> = questions
+        .iter()
+        .map(|q| {
+            Request::from_json(&json!({"mode": "query_source", "source_kind": "chat", "query": q})).expect("valid")
+        })
+        .collect();
+    let p = time(&qs, |r| {
+        call_read(mem, r.clone(), &scope).expect("query_source");
+    });
+    row(rows, name, "query_source", true, "query_source + query embedding", p);
+}
+
+/// Where a store's vectors come from.
+enum Vectors {
+    /// No vectors, no rows with the query embedding.
+    None,
+    /// The hashing embedder at the real model's dimension; queries embedded by the model.
+    Hashing(Arc<dyn Embedder>),
+    /// The real model for nodes and queries.
+    Model(Arc<dyn Embedder>),
+}
+
+/// Build time, sizes and peak RSS of one store, for the summary table.
+struct StoreLine {
+    name: String,
+    leaves: u64,
+    nodes: u64,
+    built_s: f64,
+    store_mb: f64,
+    index_mb: f64,
+    dir_mb: f64,
+    rss_start: u64,
+    build_rss: u64,
+    vectors_s: Option<f64>,
+    vectors_store_mb: Option<f64>,
+    vectors_dir_mb: Option<f64>,
+    vectors_rss: Option<u64>,
+    lexical_rss: u64,
+    dense_rss: Option<u64>,
+}
+
+fn opts_with(e: Arc<dyn Embedder>) -> OpenOptions {
+    OpenOptions { embedder: Some(e), ..OpenOptions::default() }
+}
+
+/// The four steps for one store (see the file's header).
+fn run_store(
+    name: &str,
+    items: Vec<Item>,
+    questions: &[String],
+    vectors: &Vectors,
+    rows: &mut Vec<serde_json::Value>,
+) -> StoreLine {
+    let dir = tempfile::tempdir().expect("tmp");
+    // 1. Build, lexical.
+    let rss_start = reset_peak_rss();
+    let t = Instant::now();
+    {
+        let mut mem = Memory::open(dir.path()).expect("open");
+        let mut it = items.into_iter().peekable();
+        while it.peek().is_some() {
+            mem.ingest(it.by_ref().take(5000).collect::<Vec<_>>()).expect("ingest");
+        }
+        mem.flush().expect("flush");
+    }
+    let built_s = t.elapsed().as_secs_f64();
+    let build_rss = peak_rss_mb();
+    let st = Memory::open(dir.path()).expect("open").stats().expect("stats");
+    let mut line = StoreLine {
+        name: name.to_string(),
+        leaves: st.counts.leaves,
+        nodes: st.counts.leaves + st.counts.summaries_per_level.iter().sum::<u64>(),
+        built_s,
+        store_mb: st.store_bytes as f64 / 1e6,
+        index_mb: st.index_bytes as f64 / 1e6,
+        dir_mb: dir_mb(dir.path()),
+        rss_start,
+        build_rss,
+        vectors_s: None,
+        vectors_store_mb: None,
+        vectors_dir_mb: None,
+        vectors_rss: None,
+        lexical_rss: 0,
+        dense_rss: None,
+    };
+    // 2. Vectors for every node.
+    let (node_model, query_model) = match vectors {
+        Vectors::None => (None, None),
+        Vectors::Hashing(m) => (Some(Arc::new(HashEmbedder::new(m.dim())) as Arc<dyn Embedder>), Some(m.clone())),
+        Vectors::Model(m) => (Some(m.clone()), Some(m.clone())),
+    };
+    if let Some(nm) = &node_model {
+        reset_peak_rss();
+        let t = Instant::now();
+        let mem = Memory::open_with(dir.path(), opts_with(nm.clone())).expect("open with vectors");
+        line.vectors_s = Some(t.elapsed().as_secs_f64());
+        line.vectors_rss = Some(peak_rss_mb());
+        assert_eq!(mem.open_report().vectors_added as u64, line.nodes, "every node embedded once");
+        drop(mem);
+        line.vectors_dir_mb = Some(dir_mb(dir.path()));
+        println!("<!-- {name}: store directory with vectors, MB: {} -->", dir_breakdown(dir.path()));
+    }
+    // 3. Reads without the query embedding.
+    let (fts_p50, lexical_rss) = {
+        let mem = Memory::open(dir.path()).expect("reopen");
+        if node_model.is_some() {
+            // Sizes with vectors once the vectorising writer has closed (its WAL checkpointed).
+            let st = mem.stats().expect("stats");
+            assert_eq!(st.counts.vectors, line.nodes, "every node has a vector");
+            line.vectors_store_mb = Some(st.store_bytes as f64 / 1e6);
+        }
+        bench_lexical(name, &mem, questions, rows)
+    };
+    line.lexical_rss = lexical_rss;
+    // 4. Reads with the query embedding.
+    if let (Some(nm), Some(model)) = (&node_model, query_model) {
+        reset_peak_rss();
+        let qm = Arc::new(QueryModel::new(model, nm.name()));
+        let t = Instant::now();
+        let mem = Memory::open_with(dir.path(), opts_with(qm.clone())).expect("reopen with the query model");
+        let reopen_s = t.elapsed().as_secs_f64();
+        let report = mem.open_report();
+        assert_eq!(report.vectors_added, 0, "reopening with the query model must embed no node");
+        assert!(!report.index_rebuilt);
+        println!(
+            "<!-- {name}: reopened with the query model in {reopen_s:.2} s ({} stored vectors loaded, none embedded) -->",
+            line.nodes
+        );
+        bench_dense(name, &mem, &qm, questions, fts_p50, rows);
+        line.dense_rss = Some(peak_rss_mb());
+    }
+    let opt_s = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1} s"));
+    println!(
+        "<!-- {name}: {} leaves, {} nodes; built in {built_s:.1} s; store {:.0} MB + index {:.1} MB, directory \
+         {:.0} MB (with vectors: store {}, directory {}); vectors in {}; peak RSS MB: build {} (from {} at start), \
+         vectors {}, reads {}, reads with query model {} -->",
+        line.leaves,
+        line.nodes,
+        line.store_mb,
+        line.index_mb,
+        line.dir_mb,
+        line.vectors_store_mb.map_or("—".into(), |v| format!("{v:.0} MB")),
+        line.vectors_dir_mb.map_or("—".into(), |v| format!("{v:.0} MB")),
+        opt_s(line.vectors_s),
+        line.build_rss,
+        line.rss_start,
+        line.vectors_rss.map_or("—".into(), |v| v.to_string()),
+        line.lexical_rss,
+        line.dense_rss.map_or("—".into(), |v| v.to_string()),
+    );
+    line
 }
 
 fn main() {
@@ -132,50 +487,101 @@ fn main() {
         Err(_) if smoke => vec![2_000],
         Err(_) => vec![10_000, 100_000],
     };
+    let nq: usize = std::env::var("MEMTREE_BENCH_QUESTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(if smoke {
+        50
+    } else {
+        300
+    });
+    let with_locomo = env_flag("MEMTREE_BENCH_LOCOMO", !smoke);
+    let model: Option<Arc<dyn Embedder>> = if !env_flag("MEMTREE_BENCH_EMBED", true) {
+        println!("<!-- MEMTREE_BENCH_EMBED=0: rows with the query embedding skipped -->");
+        None
+    } else if let Some(p) = ModelPaths::discover() {
+        let m = FastEmbedder::load(&p).expect("model loads");
+        let hash = HashEmbedder::new(m.dim());
+        assert_eq!(hash.dim(), m.dim(), "hashing vectors must have the model's dimension");
+        // The embedder's own rule (embed::fastembed_model): the variable, else min(cores, 4).
+        let threads = std::env::var("MEMTREE_EMBED_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(4));
+        println!(
+            "<!-- query model: {} ({} dims) from {}, ONNX Runtime intra-op threads {threads}; {} cores -->",
+            m.name(),
+            m.dim(),
+            p.dir.display(),
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        );
+        Some(Arc::new(m))
+    } else {
+        println!(
+            "<!-- model files not found (bash scripts/fetch-models.sh, or MEMTREE_MODEL_DIR): rows with the query \
+             embedding skipped -->"
+        );
+        None
+    };
     let mut rows = Vec::new();
+    let mut lines = Vec::new();
     println!("| store | mode | p50 ms | p95 ms |");
     println!("|---|---|---:|---:|");
-    // LoCoMo: every question of the corpus, one store per conversation pooled into one.
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/locomo/locomo-dev.json");
-    if !smoke && corpus.exists() {
+    // LoCoMo: every question of the corpus (first 500), all conversations pooled into one store.
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/locomo/locomo-dev.json");
+    if with_locomo && corpus.exists() {
         let convs = locomo::read_locomo(&corpus).expect("corpus");
-        let dir = tempfile::tempdir().expect("tmp");
-        let mut mem = Memory::open_with(dir.path(), options()).expect("open");
-        for c in &convs {
-            mem.ingest(c.items()).expect("ingest");
-        }
-        mem.flush().expect("flush");
+        let items: Vec<Item> = convs.iter().flat_map(|c| c.items()).collect();
         let qs: Vec<String> =
             convs.iter().flat_map(|c| c.questions.iter().map(|q| q.question.clone())).take(500).collect();
-        bench_store("locomo (4,124 leaves)", &mem, &qs, &mut rows);
+        let vectors = match &model {
+            None => Vectors::None,
+            Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) => Vectors::Model(m.clone()),
+            Some(m) => Vectors::Hashing(m.clone()),
+        };
+        let name = format!("locomo ({} leaves)", items.len());
+        lines.push(run_store(&name, items, &qs, &vectors, &mut rows));
+    } else if with_locomo {
+        println!("<!-- LoCoMo corpus not found at {}: skipped -->", corpus.display());
     }
     for n in sizes {
-        let t = Instant::now();
-        let dir = tempfile::tempdir().expect("tmp");
-        let mut mem = Memory::open_with(dir.path(), options()).expect("open");
         let items = synth::chat_stream(n, 7);
-        let mut it = items.into_iter().peekable();
-        while it.peek().is_some() {
-            mem.ingest(it.by_ref().take(5000).collect::<Vec<_>>()).expect("ingest");
-        }
-        mem.flush().expect("flush");
-        let built = t.elapsed().as_secs_f64();
         let mut r = synth::Rng::new(9);
-        let nq: usize = std::env::var("MEMTREE_BENCH_QUESTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
         let qs: Vec<String> = (0..nq)
             .map(|_| format!("what did {} say about {}", r.pick(synth::PEOPLE), r.pick(synth::TOPICS)))
             .collect();
-        bench_store(&format!("synthetic {n}"), &mem, &qs, &mut rows);
-        let stats = mem.stats().expect("stats");
+        let vectors = model.as_ref().map_or(Vectors::None, |m| Vectors::Hashing(m.clone()));
+        lines.push(run_store(&format!("synthetic {n}"), items, &qs, &vectors, &mut rows));
+    }
+    println!();
+    println!(
+        "| store | leaves | nodes | build s | store MB | index MB | directory MB | + vectors s | directory MB with \
+         vectors | peak RSS MB: build | vectors | reads | reads + query model |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let dash = || "—".to_string();
+    for l in &lines {
         println!(
-            "<!-- synthetic {n}: built in {built:.0} s; store {:.0} MB + index {:.0} MB; peak RSS so far {} MB -->",
-            stats.store_bytes as f64 / 1e6,
-            stats.index_bytes as f64 / 1e6,
-            peak_rss_mb()
+            "| {} | {} | {} | {:.1} | {:.0} | {:.1} | {:.0} | {} | {} | {} | {} | {} | {} |",
+            l.name,
+            l.leaves,
+            l.nodes,
+            l.built_s,
+            l.store_mb,
+            l.index_mb,
+            l.dir_mb,
+            l.vectors_s.map_or_else(dash, |v| format!("{v:.1}")),
+            l.vectors_dir_mb.map_or_else(dash, |v| format!("{v:.0}")),
+            l.build_rss,
+            l.vectors_rss.map_or_else(dash, |v| v.to_string()),
+            l.lexical_rss,
+            l.dense_rss.map_or_else(dash, |v| v.to_string()),
         );
     }
     if !smoke {
-        let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-latency.json");
-        std::fs::write(out, serde_json::to_string_pretty(&rows).expect("json")).expect("write");
+        // `CARGO_TARGET_DIR` when set at run time, else the crate's `target/`.
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"), std::path::PathBuf::from);
+        let _ = std::fs::create_dir_all(&target);
+        let out = target.join("bench-latency.json");
+        std::fs::write(&out, serde_json::to_string_pretty(&rows).expect("json")).expect("write");
     }
 }
