@@ -96,3 +96,31 @@ fn same_question_same_answer() {
     let scores: Vec<f64> = a["hits"].as_array().unwrap().iter().map(|h| h["score"].as_f64().unwrap()).collect();
     assert!(scores.windows(2).all(|p| p[0] >= p[1]), "scores descend: {scores:?}");
 }
+
+#[test]
+fn a_large_intersection_is_cut_to_the_candidate_count_keeping_the_words_best_match() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    // 30 leaves share the Phoenix–Kestrel pair; one of them also names the word asked about.
+    let items: Vec<_> = (0..30)
+        .map(|i| {
+            let extra = if i == 17 { " overheated" } else { "" };
+            let text = format!("note {i}: the Phoenix build and the Kestrel rig{extra}");
+            chat("slack:#eng", if i % 2 == 0 { "Alice" } else { "Bob" }, T0 + i * MIN, &text)
+        })
+        .collect();
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    let mut args = WalkArgs::new("what overheated, Phoenix or Kestrel?");
+    args.limit = 100;
+    args.params.candidates = 4;
+    let r = walk(&mem, &args, &Scope::all()).unwrap();
+    let local = r.hits.iter().filter(|h| h.explain.as_ref().is_some_and(|e| e["from"] == "local")).count();
+    assert_eq!(r.hits[0].explain.as_ref().unwrap()["branch"], "local");
+    assert!(local <= 4, "at most `candidates` intersection nodes reach the scorer, got {local}");
+    // Without the cut every one of the 30 intersection nodes would be scored and counted.
+    assert!(r.total <= 12, "the lexical and dense top 4 and the cut local set, got {}", r.total);
+    // The cut keeps the intersection node the question's words match best.
+    let hot = r.hits.iter().find(|h| h.content.contains("overheated")).expect("the overheated note is a hit");
+    assert_eq!(hot.explain.as_ref().unwrap()["from"], "local", "{:?}", hot.explain);
+}
