@@ -71,7 +71,7 @@ impl VectorMatrix {
 
     /// The stored vector of `id`.
     pub fn get(&self, id: &str) -> Option<ArrayView1<'_, f32>> {
-        self.pos.get(id).map(|&i| self.rows.row(i))
+        self.row(id).map(ArrayView1::from)
     }
 
     /// Cosine of `query` with the vector of `id` (both unit norm), if held.
