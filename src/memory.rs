@@ -1,70 +1,18 @@
 //! `Memory`: one store directory (SQLite record, tantivy index, content root), its single
 //! writer, and the derived in-memory state (gazetteer, vector matrix) kept in step with it.
 
-use crate::clock::{Clock, SystemClock};
-use crate::config::Config;
 use crate::embed::{Embedder, VectorMatrix};
 use crate::entities::{Gazetteer, Registry};
 use crate::error::{Error, Result};
 use crate::index::{FullTextIndex, IndexDoc};
+use crate::options::{CONTENT_DIR, OpenOptions};
 use crate::ingest::{Document, IngestReport, Item, WriteBatch};
 use crate::reader::{Derived, MemoryReader, Parts, load_gazetteer, load_vectors};
-use crate::store::{EntityReads, NodeReads, Store, TopicReads, Tx, VectorReads};
-use crate::tree::{ExtractiveSummariser, Summariser};
-use crate::types::{NodeId, SourceId, TreeId};
+use crate::store::{EntityReads, NodeReads, NodeRow, SourceRow, Store, TopicReads, Tx, VectorReads};
+use crate::types::{NodeId, SourceId, SourceKind, TreeId};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, RwLock};
-
-/// Sub-directory of a store holding user-editable content (the entity registry).
-pub const CONTENT_DIR: &str = "content";
-
-/// How to open a store. `Default` = SPEC defaults, extractive summaries, no dense model,
-/// the system clock.
-#[derive(Clone)]
-pub struct OpenOptions {
-    /// Sealing and chunking thresholds.
-    pub config: Config,
-    /// Writes summary texts.
-    pub summariser: Arc<dyn Summariser>,
-    /// The dense model; `None` = lexical only.
-    pub embedder: Option<Arc<dyn Embedder>>,
-    /// Wall clock.
-    pub clock: Arc<dyn Clock>,
-}
-
-impl Default for OpenOptions {
-    fn default() -> Self {
-        OpenOptions {
-            config: Config::default(),
-            summariser: Arc::new(ExtractiveSummariser),
-            embedder: None,
-            clock: Arc::new(SystemClock),
-        }
-    }
-}
-
-impl OpenOptions {
-    /// Default options with the dense model from `model_dir`, or from the discovered folder
-    /// (`$MEMTREE_MODEL_DIR`, else `models/` of the source tree) when `None`. The flag says
-    /// whether a model was found: without one the options are lexical only, and the caller
-    /// tells its user (library code never prints).
-    pub fn with_model(model_dir: Option<&Path>) -> Result<(OpenOptions, bool)> {
-        let mut opts = OpenOptions::default();
-        let paths = match model_dir {
-            Some(d) => Some(crate::embed::ModelPaths::new(d)),
-            None => crate::embed::ModelPaths::discover(),
-        };
-        let Some(paths) = paths else { return Ok((opts, false)) };
-        opts.embedder = Some(Arc::new(crate::embed::FastEmbedder::load(&paths)?));
-        Ok((opts, true))
-    }
-}
-
-/// The default store: `memtree/` under the platform's data directory, if it has one.
-pub fn default_store_dir() -> Option<PathBuf> {
-    dirs::data_dir().map(|d| d.join("memtree"))
-}
 
 /// What `open` had to repair.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -160,7 +108,7 @@ impl Memory {
         let n = missing.len();
         let tx = self.view.store.begin()?;
         crate::crash::point("open_embed");
-        let vecs = embed_nodes(&tx, emb.as_ref(), &missing)?;
+        let vecs = embed_stored(&tx, emb.as_ref(), &missing)?;
         let g = tx.commit()?;
         // The index did not change, but its payload must track the generation.
         self.index.commit(g)?;
@@ -210,7 +158,7 @@ impl Memory {
     /// Append chat messages and e-mails. Validates every item first (a bad item fails the
     /// whole call and writes nothing), then writes them in one transaction.
     pub fn ingest(&mut self, items: impl IntoIterator<Item = Item>) -> Result<IngestReport> {
-        let cfg = self.opts.config.clone();
+        let cfg = self.view.opts.config.clone();
         let mut drafts = Vec::new();
         for it in items {
             drafts.extend(it.into_drafts(&cfg)?);
@@ -229,24 +177,20 @@ impl Memory {
         let source = doc.source_id.clone();
         let provider = doc.provider.clone();
         let title = doc.title.clone();
-        let drafts = doc.into_drafts(&self.opts.config)?;
+        let drafts = doc.into_drafts(&self.view.opts.config)?;
         let report = self.write(|b| {
-            b.report.removed += drop_source(b, &source)?;
+            b.drop_source(&source)?;
             crate::crash::point("replace_dropped");
             for d in drafts {
                 b.append_leaf(d)?;
             }
-            let tree = TreeId::for_source(&source);
-            b.tx.upsert_source(
-                &crate::store::SourceRow {
-                    source_id: source.clone(),
-                    source_kind: crate::types::SourceKind::Document,
-                    provider: provider.clone(),
-                    title: Some(title.clone()),
-                },
-                b.now_ms,
-            )?;
-            b.seal_level0(&[tree])
+            b.upsert_source(&SourceRow {
+                source_id: source.clone(),
+                source_kind: SourceKind::Document,
+                provider: provider.clone(),
+                title: Some(title.clone()),
+            })?;
+            b.seal_level0(&[TreeId::for_source(&source)])
         })?;
         Ok(report)
     }
@@ -254,15 +198,12 @@ impl Memory {
     /// Delete a source with all its nodes, entity mentions, edges and vectors.
     pub fn delete_source(&mut self, source: &SourceId) -> Result<IngestReport> {
         let source = source.clone();
-        self.write(|b| {
-            b.report.removed += drop_source(b, &source)?;
-            Ok(())
-        })
+        self.write(|b| b.drop_source(&source).map(drop))
     }
 
     /// Seal every non-empty level-0 buffer now (SPEC: only level 0 is force-flushed).
     pub fn flush(&mut self) -> Result<IngestReport> {
-        let trees: Vec<TreeId> = self.store.open_leaf_buffers()?.into_iter().map(|t| t.0).collect();
+        let trees: Vec<TreeId> = self.view.store.open_leaf_buffers()?.into_iter().map(|t| t.0).collect();
         if trees.is_empty() {
             return Ok(IngestReport::default());
         }
@@ -273,7 +214,7 @@ impl Memory {
     /// on the wall clock. Runs at the start of every write; a host may also call it on a
     /// timer.
     pub fn flush_due(&mut self) -> Result<IngestReport> {
-        let due = self.due_buffers(self.now_ms())?;
+        let due = self.due_buffers(self.view.now_ms())?;
         if due.is_empty() {
             return Ok(IngestReport::default());
         }
@@ -283,8 +224,9 @@ impl Memory {
     /// Trees whose level-0 buffer's oldest item was appended at least the flush age before
     /// `now` (wall clock).
     fn due_buffers(&self, now: i64) -> Result<Vec<TreeId>> {
-        let age = self.opts.config.flush_age_ms;
+        let age = self.view.opts.config.flush_age_ms;
         Ok(self
+            .view
             .store
             .open_leaf_buffers()?
             .into_iter()
@@ -302,7 +244,7 @@ impl Memory {
             self.load_gazetteer()?;
         }
         let revision = self.gazetteer.revision();
-        let now = self.now_ms();
+        let now = self.view.now_ms();
         let due = self.due_buffers(now)?;
         let view = &mut self.view;
         let result = (|| {
@@ -318,17 +260,19 @@ impl Memory {
             );
             batch.seal_level0(&due)?;
             f(&mut batch)?;
-            let (report, added, dropped) = batch.finish();
+            let written = batch.finish();
             let vecs = match &view.opts.embedder {
-                Some(emb) => embed_nodes(&tx, emb.as_ref(), &added)?,
+                Some(emb) => {
+                    let rows: Vec<&NodeRow> = written.nodes.iter().map(|w| &w.row).collect();
+                    embed_rows(&tx, emb.as_ref(), &rows)?
+                }
                 None => Vec::new(),
             };
-            let docs = index_rows(&tx, &added)?;
             crate::crash::point("store_commit");
             let g = tx.commit()?;
-            Ok::<_, Error>((report, dropped, vecs, docs, g))
+            Ok::<_, Error>((written, vecs, g))
         })();
-        let (report, dropped, vecs, docs, g) = match result {
+        let (written, vecs, g) = match result {
             Ok(r) => r,
             Err(e) => {
                 // The transaction rolled back when dropped; derived state may have run ahead.
@@ -341,11 +285,11 @@ impl Memory {
         // store until the next open rebuilds it; what was queued is dropped so that a later
         // commit cannot carry half of this write.
         let indexed = (|| {
-            for t in &dropped {
+            for t in &written.dropped_trees {
                 self.index.delete_tree(t);
             }
-            for (node, tree, entities, topics) in &docs {
-                self.index.add(&IndexDoc { node, tree, entities, topics })?;
+            for w in &written.nodes {
+                self.index.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
             }
             self.index.commit(g)
         })();
@@ -354,7 +298,7 @@ impl Memory {
             return Err(e);
         }
         crate::crash::point("after_index_commit");
-        if dropped.is_empty() {
+        if written.dropped_trees.is_empty() {
             if let Some(m) = self.view.derived_mut().vectors_mut() {
                 for (id, v) in vecs {
                     m.upsert(id.as_str(), &v);
@@ -368,7 +312,7 @@ impl Memory {
             self.reload_vectors()?;
             self.load_gazetteer()?;
         }
-        Ok(report)
+        Ok(written.report)
     }
 
     fn reload_vectors(&mut self) -> Result<()> {
@@ -380,7 +324,7 @@ impl Memory {
 
     /// Store or update a `memory_recall` fact; true when it was new.
     pub fn recall_put(&mut self, namespace: &str, key: &str, content: &str) -> Result<bool> {
-        let now = self.now_ms();
+        let now = self.view.now_ms();
         let tx = self.view.store.begin()?;
         let created = tx.put_recall(namespace, key, content, now)?;
         crate::crash::point("recall_commit");
@@ -404,58 +348,31 @@ impl Memory {
     }
 }
 
-/// Delete a source's rows inside the batch; returns how many leaves went.
-fn drop_source(b: &mut WriteBatch<'_, '_>, source: &SourceId) -> Result<usize> {
-    let tree = TreeId::for_source(source);
-    let nodes = b.tx.tree_nodes(&tree)?;
-    if nodes.is_empty() {
-        return Ok(0);
-    }
-    let leaves = nodes.iter().filter(|n| n.is_leaf()).count();
-    let ids: Vec<NodeId> = nodes.into_iter().map(|n| n.node_id).collect();
-    b.tx.detach_entities(&ids)?;
-    b.tx.delete_source_rows(source)?;
-    b.dropped_trees.push(tree);
-    Ok(leaves)
-}
-
-type IndexRow = (crate::store::NodeRow, crate::store::TreeRow, Vec<crate::types::EntityId>, Vec<String>);
-
-/// Read back what the index needs for `ids` (inside the transaction, before commit).
-fn index_rows(tx: &Tx<'_>, ids: &[NodeId]) -> Result<Vec<IndexRow>> {
-    let mut trees: HashMap<TreeId, crate::store::TreeRow> = HashMap::new();
+/// Embed the stored nodes `ids` (read inside `tx`) and store their vectors: the nodes an
+/// open finds without one.
+fn embed_stored(tx: &Tx<'_>, emb: &dyn Embedder, ids: &[NodeId]) -> Result<Vec<(NodeId, Vec<f32>)>> {
     let mut out = Vec::with_capacity(ids.len());
-    for n in tx.nodes(ids)? {
-        let tree = match trees.get(&n.tree_id) {
-            Some(t) => t.clone(),
-            None => {
-                let t = tx.tree(&n.tree_id)?.ok_or_else(|| Error::Corrupt {
-                    what: format!("trees[{}]", n.tree_id),
-                    reason: "node without a tree".into(),
-                })?;
-                trees.insert(n.tree_id.clone(), t.clone());
-                t
-            }
-        };
-        let entities = tx.node_entities(&n.node_id)?;
-        let topics = tx.topics(&n.node_id)?;
-        out.push((n, tree, entities, topics));
+    for chunk in ids.chunks(EMBED_BATCH) {
+        let rows = tx.nodes(chunk)?;
+        out.extend(embed_rows(tx, emb, &rows.iter().collect::<Vec<_>>())?);
     }
     Ok(out)
 }
 
-/// Embed the nodes `ids` in batches and store their vectors in `tx`.
-fn embed_nodes(tx: &Tx<'_>, emb: &dyn Embedder, ids: &[NodeId]) -> Result<Vec<(NodeId, Vec<f32>)>> {
-    let mut out = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(256) {
+/// Nodes embedded per model call.
+const EMBED_BATCH: usize = 256;
+
+/// Embed `rows` in batches and store their vectors in `tx`.
+fn embed_rows(tx: &Tx<'_>, emb: &dyn Embedder, rows: &[&NodeRow]) -> Result<Vec<(NodeId, Vec<f32>)>> {
+    let mut out = Vec::with_capacity(rows.len());
+    for chunk in rows.chunks(EMBED_BATCH) {
         crate::crash::point("embed_batch");
-        let rows = tx.nodes(chunk)?;
-        let texts: Vec<&str> = rows.iter().map(|r| r.content.as_str()).collect();
+        let texts: Vec<&str> = chunk.iter().map(|r| r.content.as_str()).collect();
         let vecs = emb.embed(&texts)?;
-        if vecs.len() != rows.len() {
-            return Err(Error::model(format!("asked for {} vectors, got {}", rows.len(), vecs.len())));
+        if vecs.len() != chunk.len() {
+            return Err(Error::model(format!("asked for {} vectors, got {}", chunk.len(), vecs.len())));
         }
-        for (r, v) in rows.iter().zip(vecs) {
+        for (r, v) in chunk.iter().zip(vecs) {
             tx.put_vector(&r.node_id, emb.name(), &v)?;
             out.push((r.node_id.clone(), v));
         }

@@ -8,7 +8,7 @@ use crate::embed::{Embedder, VectorMatrix};
 use crate::entities::{Extractor, Gazetteer, Registry};
 use crate::error::Result;
 use crate::index::IndexHandle;
-use crate::memory::{CONTENT_DIR, OpenOptions};
+use crate::options::{CONTENT_DIR, OpenOptions};
 use crate::store::{EntityReads, StatsReads, Store, StoreCounts, VectorReads};
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};

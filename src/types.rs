@@ -80,9 +80,17 @@ impl NodeId {
 impl TreeId {
     /// The tree of one source.
     pub fn for_source(source: &SourceId) -> TreeId {
-        TreeId(format!("source:{}", source.0))
+        TreeId(format!("{SOURCE_TREE_PREFIX}{}", source.0))
+    }
+
+    /// The scope a tree covers (SPEC `tree_scope`): for a source tree, its source id.
+    pub fn scope(&self) -> &str {
+        self.0.strip_prefix(SOURCE_TREE_PREFIX).unwrap_or(&self.0)
     }
 }
+
+/// How a source tree's id starts: `source:<source_id>`.
+const SOURCE_TREE_PREFIX: &str = "source:";
 
 /// What kind of content a source holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -180,6 +188,11 @@ pub enum NodeKind {
 }
 
 impl NodeKind {
+    /// The kind of a node at `level` (0 = leaf).
+    pub fn of_level(level: u32) -> NodeKind {
+        if level == 0 { NodeKind::Leaf } else { NodeKind::Summary }
+    }
+
     /// The lower-case name used in JSON and in the store.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -3,7 +3,7 @@
 
 use super::canonical::canonical_id;
 use super::gazetteer::Gazetteer;
-use crate::store::Mention;
+use super::Mention;
 use crate::types::EntityKind;
 use regex::Regex;
 use std::collections::BTreeMap;

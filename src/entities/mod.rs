@@ -4,9 +4,11 @@
 mod canonical;
 mod extract;
 mod gazetteer;
+mod mention;
 mod registry;
 
 pub use canonical::{canonical_id, normalise_surface};
 pub use extract::{ExtractOptions, Extractor};
 pub use gazetteer::Gazetteer;
+pub use mention::Mention;
 pub use registry::{EntityRecord, Handle, Registry};

@@ -10,7 +10,7 @@ pub use search::{IndexSearcher, LevelFilter, SearchFilter};
 
 use crate::error::{Error, Result};
 use crate::store::{NodeRow, TreeRow};
-use crate::types::{EntityId, NodeId, TreeId};
+use crate::types::{EntityId, NodeId, NodeKind, TreeId};
 use std::path::Path;
 use tantivy::schema::Term;
 use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
@@ -93,7 +93,7 @@ impl FullTextIndex {
         let f = &self.handle.fields;
         let mut doc = TantivyDocument::default();
         doc.add_text(f.node_id, d.node.node_id.as_str());
-        doc.add_text(f.node_kind, if d.node.is_leaf() { "leaf" } else { "summary" });
+        doc.add_text(f.node_kind, NodeKind::of_level(d.node.level).as_str());
         doc.add_text(f.tree_id, d.node.tree_id.as_str());
         doc.add_text(f.tree_scope, &d.tree.tree_scope);
         doc.add_text(f.source_kind, d.tree.source_kind.as_str());

@@ -5,35 +5,55 @@
 use super::IngestReport;
 use super::canonical::LeafDraft;
 use crate::config::Config;
-use crate::entities::{ExtractOptions, Extractor, Gazetteer, canonical_id};
+use crate::entities::{ExtractOptions, Extractor, Gazetteer, Mention, canonical_id};
 use crate::error::{Error, Result};
-use crate::store::{BufferStats, EntityReads, Mention, NodeReads, NodeRow, SourceRow, Tx};
+use crate::store::{BufferStats, EntityReads, NodeReads, NodeRow, SourceRow, TreeRow, Tx};
 use crate::tree::{Summariser, SummaryChild, SummaryRequest, topics_of};
-use crate::types::{NodeId, SourceId, TreeId};
+use crate::types::{EntityId, NodeId, SourceId, TreeId};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Topics kept per summary.
 const TOPICS_PER_SUMMARY: usize = 6;
 
 /// One write in progress. Everything goes through `tx`; nothing is visible until the caller
-/// commits it, and the index/vector work listed in `added`/`dropped_trees` happens after.
+/// commits it. The batch remembers what it wrote ([`Written`]), so that the index and the
+/// vectors, which follow the commit, need not read the same rows back.
 pub(crate) struct WriteBatch<'a, 't> {
-    pub tx: &'a Tx<'t>,
-    pub cfg: &'a Config,
-    pub summariser: &'a dyn Summariser,
-    pub extractor: &'a Extractor,
-    pub gazetteer: &'a mut Gazetteer,
-    pub now_ms: i64,
+    tx: &'a Tx<'t>,
+    cfg: &'a Config,
+    summariser: &'a dyn Summariser,
+    extractor: &'a Extractor,
+    gazetteer: &'a mut Gazetteer,
+    now_ms: i64,
     /// Nodes written by this batch, in write order.
-    pub added: Vec<NodeId>,
+    written: Vec<WrittenNode>,
     /// Trees whose old nodes this batch deleted (replace/delete).
-    pub dropped_trees: Vec<TreeId>,
-    pub report: IngestReport,
+    dropped_trees: Vec<TreeId>,
+    report: IngestReport,
     buffers: HashMap<(TreeId, u32), BufferStats>,
     next_seq: HashMap<TreeId, i64>,
     seen: HashSet<NodeId>,
     sources: BTreeSet<SourceId>,
-    trees: HashMap<TreeId, crate::store::TreeRow>,
+    trees: HashMap<TreeId, TreeRow>,
+}
+
+/// A node a batch wrote, with what the derived indexes need of it: the row, its tree, its
+/// entity ids and its topics (each sorted and distinct, as the store returns them).
+pub(crate) struct WrittenNode {
+    pub row: NodeRow,
+    pub tree: TreeRow,
+    pub entities: Vec<EntityId>,
+    pub topics: Vec<String>,
+}
+
+/// What a finished batch wrote.
+pub(crate) struct Written {
+    /// The counts, with the number of distinct sources.
+    pub report: IngestReport,
+    /// The nodes written, in write order (without those a later drop in the batch removed).
+    pub nodes: Vec<WrittenNode>,
+    /// Trees whose earlier nodes were deleted: the index drops their documents first.
+    pub dropped_trees: Vec<TreeId>,
 }
 
 impl<'a, 't> WriteBatch<'a, 't> {
@@ -52,7 +72,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
             extractor,
             gazetteer,
             now_ms,
-            added: Vec::new(),
+            written: Vec::new(),
             dropped_trees: Vec::new(),
             report: IngestReport::default(),
             buffers: HashMap::new(),
@@ -63,10 +83,38 @@ impl<'a, 't> WriteBatch<'a, 't> {
         }
     }
 
-    /// Finish: the report with the number of distinct sources.
-    pub fn finish(mut self) -> (IngestReport, Vec<NodeId>, Vec<TreeId>) {
+    /// Finish: what the batch wrote, with the number of distinct sources in the report.
+    pub fn finish(mut self) -> Written {
         self.report.sources = self.sources.len();
-        (self.report, self.added, self.dropped_trees)
+        Written { report: self.report, nodes: self.written, dropped_trees: self.dropped_trees }
+    }
+
+    /// Delete a source's nodes with their entity mentions and edges (a replace's first step,
+    /// or a delete); counts the leaves that went in the report and returns them.
+    pub fn drop_source(&mut self, source: &SourceId) -> Result<usize> {
+        let tree = TreeId::for_source(source);
+        let nodes = self.tx.tree_nodes(&tree)?;
+        if nodes.is_empty() {
+            return Ok(0);
+        }
+        let leaves = nodes.iter().filter(|n| n.is_leaf()).count();
+        let ids: Vec<NodeId> = nodes.into_iter().map(|n| n.node_id).collect();
+        self.tx.detach_entities(&ids)?;
+        self.tx.delete_source_rows(source)?;
+        // What this batch knew of the tree is gone with it.
+        self.written.retain(|w| w.row.tree_id != tree);
+        self.buffers.retain(|(t, _), _| *t != tree);
+        self.next_seq.remove(&tree);
+        self.trees.remove(&tree);
+        self.dropped_trees.push(tree);
+        self.report.removed += leaves;
+        Ok(leaves)
+    }
+
+    /// Record a source's row (kind, provider, title), creating its tree when new.
+    pub fn upsert_source(&mut self, src: &SourceRow) -> Result<()> {
+        self.tx.upsert_source(src, self.now_ms)?;
+        Ok(())
     }
 
     fn stats(&mut self, tree: &TreeId, level: u32) -> Result<BufferStats> {
@@ -105,8 +153,8 @@ impl<'a, 't> WriteBatch<'a, 't> {
                 title: d.title.clone(),
             };
             self.tx.upsert_source(&src, self.now_ms)?;
-            self.tree_row(&tree)?;
         }
+        let tree_row = self.tree_row(&tree)?;
         // Content clock: an item more than the flush age after the buffer's oldest seals the
         // buffer first, so a historical import seals what a live stream would have.
         let st = self.stats(&tree, 0)?;
@@ -136,10 +184,9 @@ impl<'a, 't> WriteBatch<'a, 't> {
         self.tx.insert_node(&row)?;
         let mentions = self.leaf_mentions(&row.content, &d.structured);
         self.tx.attach_entities(&row.node_id, true, row.time_end_ms, &mentions)?;
-        self.added.push(row.node_id.clone());
         self.report.leaves += 1;
-
         let s = self.count_appended(&tree, 0, &row)?;
+        self.written.push(WrittenNode { row, tree: tree_row, entities: entity_ids(&mentions), topics: Vec::new() });
         if s.tokens >= self.cfg.seal_token_budget {
             self.seal(&tree, 0)?;
         }
@@ -234,11 +281,14 @@ impl<'a, 't> WriteBatch<'a, 't> {
         self.tx.attach_entities(&id, false, row.time_end_ms, &mentions)?;
         let topics = topics_of(children.iter().map(|c| c.content.as_str()), TOPICS_PER_SUMMARY);
         self.tx.insert_topics(&id, &topics)?;
-        self.added.push(id);
         self.report.summaries += 1;
 
         self.buffers.insert((tree.clone(), level), BufferStats::default());
         let up = self.count_appended(tree, level + 1, &row)?;
+        let mut topics = topics;
+        topics.sort();
+        topics.dedup();
+        self.written.push(WrittenNode { row, tree: tree_row, entities: entity_ids(&mentions), topics });
         if up.count >= self.cfg.fanout {
             self.seal(tree, level + 1)?;
         }
@@ -246,7 +296,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
     }
 
     /// The tree's row, cached for the batch.
-    fn tree_row(&mut self, tree: &TreeId) -> Result<crate::store::TreeRow> {
+    fn tree_row(&mut self, tree: &TreeId) -> Result<TreeRow> {
         if let Some(t) = self.trees.get(tree) {
             return Ok(t.clone());
         }
@@ -278,4 +328,13 @@ impl<'a, 't> WriteBatch<'a, 't> {
         self.buffers.insert(key, s);
         Ok(s)
     }
+}
+
+/// The distinct entity ids of `mentions`, sorted: what the store's `node_entities` holds for
+/// the node (`attach_entities` ignores a repeated mention).
+fn entity_ids(mentions: &[Mention]) -> Vec<EntityId> {
+    let mut ids: Vec<EntityId> = mentions.iter().map(|m| m.id.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    ids
 }

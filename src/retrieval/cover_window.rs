@@ -1,7 +1,7 @@
 //! `cover_window`: the minimal node set covering a time window — the topmost summaries whose
 //! envelope lies wholly inside it, plus the in-window leaves no such summary covers.
 
-use super::hit::{QueryResponse, Scope, scope_of, to_hit};
+use super::hit::{QueryResponse, Scope, to_hit};
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{NodeReads, NodeRow};
@@ -36,7 +36,7 @@ pub fn cover_window(mem: &MemoryReader, args: &CoverWindowArgs, scope: &Scope) -
         .nodes_inside_window(args.since_ms, args.until_ms)?
         .into_iter()
         .filter(|n| {
-            let s = scope_of(n);
+            let s = n.tree_id.scope();
             scope.allows(s)
                 && args.source_id.as_ref().is_none_or(|id| id == s)
                 && args.source_kind.is_none_or(|k| source_kind_matches(mem, n, k))
@@ -51,7 +51,7 @@ pub fn cover_window(mem: &MemoryReader, args: &CoverWindowArgs, scope: &Scope) -
     } else {
         let mut per_source: BTreeMap<&str, std::collections::VecDeque<&NodeRow>> = BTreeMap::new();
         for n in cover {
-            per_source.entry(scope_of(n)).or_default().push_back(n);
+            per_source.entry(n.tree_id.scope()).or_default().push_back(n);
         }
         let mut out = Vec::with_capacity(args.limit);
         while out.len() < args.limit {
@@ -77,7 +77,7 @@ pub fn cover_window(mem: &MemoryReader, args: &CoverWindowArgs, scope: &Scope) -
 }
 
 fn source_kind_matches(mem: &MemoryReader, n: &NodeRow, k: SourceKind) -> bool {
-    let s = scope_of(n);
+    let s = n.tree_id.scope();
     if SourceKind::from_platform_prefix(s) == Some(k) {
         return true;
     }

@@ -1,6 +1,6 @@
 //! `drill_down`: a node's descendants, breadth first, depth by depth.
 
-use super::hit::{QueryResponse, Scope, scope_of, to_hit};
+use super::hit::{QueryResponse, Scope, to_hit};
 use super::rerank::{Fusion, rerank};
 use crate::error::Result;
 use crate::reader::MemoryReader;
@@ -28,7 +28,7 @@ pub fn drill_down(mem: &MemoryReader, args: &DrillDownArgs, scope: &Scope) -> Re
         return Ok(QueryResponse::default());
     }
     let Some(root) = mem.store().node(&args.node_id)? else { return Ok(QueryResponse::default()) };
-    if !scope.allows(scope_of(&root)) {
+    if !scope.allows(root.tree_id.scope()) {
         return Ok(QueryResponse::default());
     }
     let mut found: Vec<(NodeRow, u32)> = Vec::new();

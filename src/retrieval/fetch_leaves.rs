@@ -1,6 +1,6 @@
 //! `fetch_leaves`: leaves by id, in input order, with full text and `source_ref`.
 
-use super::hit::{RetrievalHit, Scope, scope_of, to_hit};
+use super::hit::{RetrievalHit, Scope, to_hit};
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::NodeReads;
@@ -23,7 +23,7 @@ pub fn fetch_leaves(mem: &MemoryReader, args: &FetchLeavesArgs, scope: &Scope) -
     mem.store()
         .nodes(&ids)?
         .into_iter()
-        .filter(|n| n.is_leaf() && scope.allows(scope_of(n)))
+        .filter(|n| n.is_leaf() && scope.allows(n.tree_id.scope()))
         .map(|n| to_hit(mem, &n, 1.0))
         .collect()
 }

@@ -4,6 +4,7 @@
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{EntityReads, NodeReads, NodeRow, TopicReads};
+use crate::types::NodeKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -34,7 +35,7 @@ impl Scope {
 pub struct RetrievalHit {
     pub node_id: String,
     /// `leaf` or `summary`.
-    pub node_kind: String,
+    pub node_kind: NodeKind,
     pub tree_id: String,
     pub tree_kind: String,
     pub tree_scope: String,
@@ -100,7 +101,7 @@ pub(crate) fn to_hit(mem: &MemoryReader, n: &NodeRow, score: f64) -> Result<Retr
     let (tree_kind, tree_scope) = tree.map(|t| (t.tree_kind, t.tree_scope)).unwrap_or_default();
     Ok(RetrievalHit {
         node_id: n.node_id.0.clone(),
-        node_kind: if n.is_leaf() { "leaf" } else { "summary" }.into(),
+        node_kind: NodeKind::of_level(n.level),
         tree_id: n.tree_id.0.clone(),
         tree_kind,
         tree_scope,
@@ -117,7 +118,3 @@ pub(crate) fn to_hit(mem: &MemoryReader, n: &NodeRow, score: f64) -> Result<Retr
     })
 }
 
-/// The scope of a node's tree (`source:<scope>` ids carry it after the prefix).
-pub(crate) fn scope_of(n: &NodeRow) -> &str {
-    n.tree_id.as_str().strip_prefix("source:").unwrap_or(n.tree_id.as_str())
-}

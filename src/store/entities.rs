@@ -3,6 +3,7 @@
 //! they are exact after any insert, replace or delete.
 
 use super::{Reader, Tx};
+use crate::entities::Mention;
 use crate::error::Result;
 use crate::types::{EntityId, EntityKind, NodeId};
 use rusqlite::{OptionalExtension, params};
@@ -176,17 +177,6 @@ pub trait EntityReads: Reader {
 }
 
 impl<R: Reader> EntityReads for R {}
-
-/// An entity mention to attach to a node.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Mention {
-    /// Canonical id.
-    pub id: EntityId,
-    /// Kind.
-    pub kind: EntityKind,
-    /// Surface as written.
-    pub surface: String,
-}
 
 impl Tx<'_> {
     /// Attach `mentions` to a node. For a leaf this also counts the mention and adds one to the

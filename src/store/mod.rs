@@ -11,7 +11,7 @@ mod stats;
 mod vectors;
 
 pub use batch::{BatchReads, NodeBrief};
-pub use entities::{EdgeRow, EntityReads, EntityRow, Mention};
+pub use entities::{EdgeRow, EntityReads, EntityRow};
 pub use fts5::Fts5Baseline;
 pub use nodes::{BufferStats, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
 pub use recall::{RecallReads, RecallRow};
