@@ -25,6 +25,7 @@
 pub mod clock;
 pub mod config;
 pub mod crash;
+mod derived;
 pub mod embed;
 pub mod entities;
 mod error;
@@ -45,9 +46,10 @@ pub mod types;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::Config;
+pub use derived::Derived;
 pub use error::{Error, Result};
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item};
 pub use memory::{Memory, OpenReport};
 pub use options::{CONTENT_DIR, OpenOptions, default_store_dir};
-pub use reader::{Dense, Derived, MemoryReader, Stats};
+pub use reader::{Dense, MemoryReader, Stats};
 pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};

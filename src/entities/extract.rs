@@ -1,9 +1,9 @@
 //! Entity extraction: rules for e-mails, URLs, handles and hashtags; the gazetteer for known
 //! names; and (optionally) capitalised mid-sentence names not yet known, as `misc:` entities.
 
+use super::Mention;
 use super::canonical::canonical_id;
 use super::gazetteer::Gazetteer;
-use super::Mention;
 use crate::types::EntityKind;
 use regex::Regex;
 use std::collections::BTreeMap;

@@ -4,7 +4,8 @@
 
 use crate::error::Result;
 use crate::ingest::import::locomo::{Conversation, dia_id_of};
-use crate::memory::{Memory, OpenOptions};
+use crate::memory::Memory;
+use crate::options::OpenOptions;
 use crate::retrieval::min_max;
 use crate::retrieval::{Scope, WalkArgs, WalkParams, walk};
 use crate::store::{Fts5Baseline, NodeReads};

@@ -117,4 +117,3 @@ pub(crate) fn to_hit(mem: &MemoryReader, n: &NodeRow, score: f64) -> Result<Retr
         explain: None,
     })
 }
-

@@ -1,0 +1,185 @@
+//! `Memory`: one store directory (SQLite record, tantivy index, content root) and its single
+//! writer. This file is the coordinator: opening, and the write entry points, each one
+//! [`WriteBatch`] run through `commit` (the transaction, then the index, then the derived
+//! state); `upkeep` keeps the index and the in-memory state in step with the record.
+
+mod commit;
+mod upkeep;
+
+use crate::derived::{Derived, load_gazetteer};
+use crate::embed::VectorMatrix;
+use crate::entities::{Gazetteer, Registry};
+use crate::error::{Error, Result};
+use crate::index::FullTextIndex;
+use crate::ingest::{Document, IngestReport, Item};
+use crate::options::{CONTENT_DIR, OpenOptions};
+use crate::reader::{MemoryReader, Parts};
+use crate::store::{NodeReads, SourceRow, Store};
+use crate::types::{SourceId, SourceKind, TreeId};
+use std::path::Path;
+use std::sync::{Arc, RwLock};
+
+/// What `open` had to repair.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct OpenReport {
+    /// The full-text index was behind the store (or unreadable) and was rebuilt.
+    pub index_rebuilt: bool,
+    /// Nodes that had no vector and were embedded.
+    pub vectors_added: usize,
+}
+
+/// An open memory store: the single writer, and (through `Deref`) its own read side.
+/// A `Memory` *is* a reader that may also write, so every read mode takes a
+/// [`MemoryReader`] and accepts a `&Memory` as well.
+pub struct Memory {
+    view: MemoryReader,
+    index: FullTextIndex,
+    /// The write path's gazetteer (a write adds the surfaces it discovers); published to the
+    /// readers' shared state after each commit.
+    gazetteer: Gazetteer,
+    /// The vault fingerprint the write-path gazetteer was built at.
+    gazetteer_fp: (usize, u128, u64),
+    opened: OpenReport,
+}
+
+impl std::ops::Deref for Memory {
+    type Target = MemoryReader;
+
+    fn deref(&self) -> &MemoryReader {
+        &self.view
+    }
+}
+
+impl Memory {
+    /// Open (or create) the store in `dir` with default options.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Memory> {
+        Self::open_with(dir, OpenOptions::default())
+    }
+
+    /// Open (or create) the store in `dir`. Repairs a full-text index that is behind the
+    /// store (a crash between the two commits) and embeds nodes that lack vectors.
+    pub fn open_with(dir: impl AsRef<Path>, opts: OpenOptions) -> Result<Memory> {
+        let dir = dir.as_ref().to_path_buf();
+        std::fs::create_dir_all(dir.join(CONTENT_DIR)).map_err(|e| Error::io(&dir, e))?;
+        // The index first: its writer lock is the store's single-writer lock.
+        let index = FullTextIndex::open(&dir)?;
+        let store = Store::open(&dir)?;
+        let registry = Registry::open(&dir.join(CONTENT_DIR))?;
+        let gazetteer_fp = registry.fingerprint();
+        let gazetteer = load_gazetteer(&store, &registry)?;
+        let vectors = opts.embedder.as_ref().map(|e| VectorMatrix::new(e.dim()));
+        let derived = Derived::new(gazetteer.clone(), vectors);
+        let parts = Parts {
+            dir,
+            opts,
+            store,
+            index: index.handle().clone(),
+            registry,
+            derived: Arc::new(RwLock::new(derived)),
+        };
+        let view = MemoryReader::from_parts(parts, None);
+        let mut mem = Memory { view, index, gazetteer, gazetteer_fp, opened: OpenReport::default() };
+        if mem.index.handle().committed_generation()? != Some(mem.view.store.generation()?) {
+            mem.rebuild_index()?;
+            mem.opened.index_rebuilt = true;
+        }
+        mem.opened.vectors_added = mem.load_vectors()?;
+        Ok(mem)
+    }
+
+    /// What `open` repaired.
+    pub fn open_report(&self) -> &OpenReport {
+        &self.opened
+    }
+
+    /// Append chat messages and e-mails. Validates every item first (a bad item fails the
+    /// whole call and writes nothing), then writes them in one transaction.
+    pub fn ingest(&mut self, items: impl IntoIterator<Item = Item>) -> Result<IngestReport> {
+        let cfg = self.view.opts.config.clone();
+        let mut drafts = Vec::new();
+        for it in items {
+            drafts.extend(it.into_drafts(&cfg)?);
+        }
+        self.write(|b| {
+            for d in drafts {
+                b.append_leaf(d)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Ingest a document, replacing any earlier version of the same `source_id`
+    /// atomically. Its leaves are sealed at once: a document arrives complete.
+    pub fn ingest_document(&mut self, doc: Document) -> Result<IngestReport> {
+        let source = doc.source_id.clone();
+        let provider = doc.provider.clone();
+        let title = doc.title.clone();
+        let drafts = doc.into_drafts(&self.view.opts.config)?;
+        let report = self.write(|b| {
+            b.drop_source(&source)?;
+            crate::crash::point("replace_dropped");
+            for d in drafts {
+                b.append_leaf(d)?;
+            }
+            b.upsert_source(&SourceRow {
+                source_id: source.clone(),
+                source_kind: SourceKind::Document,
+                provider: provider.clone(),
+                title: Some(title.clone()),
+            })?;
+            b.seal_level0(&[TreeId::for_source(&source)])
+        })?;
+        Ok(report)
+    }
+
+    /// Delete a source with all its nodes, entity mentions, edges and vectors.
+    pub fn delete_source(&mut self, source: &SourceId) -> Result<IngestReport> {
+        let source = source.clone();
+        self.write(|b| b.drop_source(&source).map(drop))
+    }
+
+    /// Seal every non-empty level-0 buffer now (SPEC: only level 0 is force-flushed).
+    pub fn flush(&mut self) -> Result<IngestReport> {
+        let trees: Vec<TreeId> = self.view.store.open_leaf_buffers()?.into_iter().map(|t| t.0).collect();
+        if trees.is_empty() {
+            return Ok(IngestReport::default());
+        }
+        self.write(|b| b.seal_level0(&trees))
+    }
+
+    /// Seal the level-0 buffers whose oldest item was appended more than the flush age ago
+    /// on the wall clock. Runs at the start of every write; a host may also call it on a
+    /// timer.
+    pub fn flush_due(&mut self) -> Result<IngestReport> {
+        let due = self.due_buffers(self.view.now_ms())?;
+        if due.is_empty() {
+            return Ok(IngestReport::default());
+        }
+        self.write(|b| b.seal_level0(&due))
+    }
+
+    /// Store or update a `memory_recall` fact; true when it was new.
+    pub fn recall_put(&mut self, namespace: &str, key: &str, content: &str) -> Result<bool> {
+        let now = self.view.now_ms();
+        let tx = self.view.store.begin()?;
+        let created = tx.put_recall(namespace, key, content, now)?;
+        crate::crash::point("recall_commit");
+        tx.commit_record_only()?;
+        Ok(created)
+    }
+
+    /// Forget a `memory_recall` fact; true when it existed.
+    pub fn recall_forget(&mut self, namespace: &str, key: &str) -> Result<bool> {
+        let tx = self.view.store.begin()?;
+        let existed = tx.forget_recall(namespace, key)?;
+        crate::crash::point("recall_commit");
+        tx.commit_record_only()?;
+        Ok(existed)
+    }
+
+    /// A reader for another thread: its own SQLite connection (reads see committed
+    /// snapshots and never block this writer), the same index reader and derived state.
+    pub fn reader(&self) -> Result<MemoryReader> {
+        self.view.reader()
+    }
+}

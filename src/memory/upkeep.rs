@@ -1,0 +1,101 @@
+//! Keeping what is derived from the record in step with it: the write path's gazetteer, the
+//! vector matrix (embedding nodes an open finds without a vector), and the full-text index
+//! (rebuilt on open when it is behind, or by `reindex`).
+
+use super::Memory;
+use super::commit::{EMBED_BATCH, embed_rows};
+use crate::derived::{load_gazetteer, load_vectors};
+use crate::embed::{Embedder, VectorMatrix};
+use crate::error::Result;
+use crate::index::IndexDoc;
+use crate::store::{EntityReads, NodeReads, TopicReads, Tx, VectorReads};
+use crate::types::{NodeId, TreeId};
+use std::collections::HashMap;
+
+impl Memory {
+    /// Re-read the write-path gazetteer from the store and the vault, and publish it.
+    pub(super) fn load_gazetteer(&mut self) -> Result<()> {
+        self.gazetteer_fp = self.view.registry.fingerprint();
+        self.gazetteer = load_gazetteer(&self.view.store, &self.view.registry)?;
+        self.view.derived_mut().set_gazetteer(self.gazetteer.clone());
+        Ok(())
+    }
+
+    /// Load stored vectors into the matrix and embed nodes that have none; returns how
+    /// many were embedded.
+    pub(super) fn load_vectors(&mut self) -> Result<usize> {
+        let Some(emb) = self.view.opts.embedder.clone() else { return Ok(0) };
+        let m = load_vectors(&self.view.store, emb.as_ref())?;
+        self.view.derived_mut().set_vectors(Some(m));
+        let missing = self.view.store.nodes_missing_vectors(emb.name())?;
+        if missing.is_empty() {
+            return Ok(0);
+        }
+        let n = missing.len();
+        let tx = self.view.store.begin()?;
+        crate::crash::point("open_embed");
+        let vecs = embed_stored(&tx, emb.as_ref(), &missing)?;
+        let g = tx.commit()?;
+        // The index did not change, but its payload must track the generation.
+        self.index.commit(g)?;
+        if let Some(m) = self.view.derived_mut().vectors_mut() {
+            for (id, v) in vecs {
+                m.upsert(id.as_str(), &v);
+            }
+        }
+        Ok(n)
+    }
+
+    /// Rebuild the full-text index from the store.
+    pub fn rebuild_index(&mut self) -> Result<()> {
+        self.index.delete_all()?;
+        let trees: HashMap<TreeId, crate::store::TreeRow> =
+            self.view.store.trees()?.into_iter().map(|t| (t.tree_id.clone(), t)).collect();
+        let store = &self.view.store;
+        let index = &mut self.index;
+        let mut added = 0usize;
+        store.for_each_node(|n| {
+            let Some(tree) = trees.get(&n.tree_id) else { return Ok(()) };
+            let entities = store.node_entities(&n.node_id)?;
+            let topics = store.topics(&n.node_id)?;
+            added += 1;
+            if added == 2 {
+                crate::crash::point("rebuild_index");
+            }
+            index.add(&IndexDoc { node: &n, tree, entities: &entities, topics: &topics })
+        })?;
+        let g = self.view.store.generation()?;
+        self.index.commit(g)
+    }
+
+    /// `memtree reindex`: rebuild the full-text index and re-embed every node.
+    pub fn reindex(&mut self) -> Result<()> {
+        if let Some(emb) = self.view.opts.embedder.clone() {
+            let tx = self.view.store.begin()?;
+            tx.clear_vectors()?;
+            tx.commit()?;
+            self.view.derived_mut().set_vectors(Some(VectorMatrix::new(emb.dim())));
+        }
+        self.rebuild_index()?;
+        self.load_vectors()?;
+        Ok(())
+    }
+
+    pub(super) fn reload_vectors(&mut self) -> Result<()> {
+        let Some(emb) = self.view.opts.embedder.clone() else { return Ok(()) };
+        let m = load_vectors(&self.view.store, emb.as_ref())?;
+        self.view.derived_mut().set_vectors(Some(m));
+        Ok(())
+    }
+}
+
+/// Embed the stored nodes `ids` (read inside `tx`) and store their vectors: the nodes an
+/// open finds without one.
+fn embed_stored(tx: &Tx<'_>, emb: &dyn Embedder, ids: &[NodeId]) -> Result<Vec<(NodeId, Vec<f32>)>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(EMBED_BATCH) {
+        let rows = tx.nodes(chunk)?;
+        out.extend(embed_rows(tx, emb, &rows.iter().collect::<Vec<_>>())?);
+    }
+    Ok(out)
+}
