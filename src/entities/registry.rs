@@ -11,6 +11,9 @@
 //! Only the file at an id's canonical path ([`Registry::path_for`]) counts for that id: a copy
 //! or a renamed file is ignored by [`Registry::get`], [`Registry::all`] and
 //! [`Registry::lookup_alias`] alike, so the three always agree.
+//!
+//! Here: the registry's operations and records. `slug` turns ids into file names, `file_format`
+//! reads and writes the Markdown, `atomic` places the files.
 
 mod atomic;
 mod file_format;

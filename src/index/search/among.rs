@@ -1,6 +1,6 @@
-//! BM25 restricted to a known candidate set (the rerank walk runs over its neighbours): the
-//! text query intersected with a constant-score filter of the candidates' docs, resolved
-//! through the per-segment node-id maps, with scores bit-equal to a union of id term queries.
+//! BM25 restricted to a known candidate set (walk's rerank of the neighbours it scores): the
+//! text query intersected with a constant-score filter of the candidates' docs, found through
+//! the per-segment node-id maps, with scores bit-equal to a union of one term query per id.
 
 use super::{IndexSearcher, filter};
 use crate::error::Result;
