@@ -55,7 +55,7 @@ pub struct IndexDoc<'a> {
 impl FullTextIndex {
     /// Open the index under `store_dir`, creating it when absent. An index whose files are
     /// unreadable or whose schema differs is wiped and recreated empty: it is derived data,
-    /// and [`FullTextIndex::committed_generation`] then reports it as behind the store.
+    /// and [`IndexHandle::committed_generation`] then reports it as behind the store.
     pub fn open(store_dir: &Path) -> Result<FullTextIndex> {
         let (schema, fields) = schema::build()?;
         let version = schema::schema_version()?;

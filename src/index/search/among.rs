@@ -20,8 +20,8 @@ impl IndexSearcher {
     /// the scores are bit for bit those of the union of one term query per id this used to
     /// be. That union cost two term-dictionary lookups per id and segment (one for BM25
     /// statistics a constant score ignores, one for postings): over a second for the ~18k
-    /// neighbours walk scores on a 100k-leaf store. [`IdDocsQuery`] walks the same docs with
-    /// the same size hint (see [`union_size_hint`]), so tantivy advances the text scorer
+    /// neighbours walk scores on a 100k-leaf store. `IdDocsQuery` walks the same docs with
+    /// the same size hint (see `union_size_hint`), so tantivy advances the text scorer
     /// exactly as before; the ids are found in each segment's cached node-id map, and
     /// the hits map back to ids without reading documents.
     pub fn bm25_among(&self, text: &str, ids: &[NodeId]) -> Result<HashMap<NodeId, f32>> {
