@@ -8,10 +8,10 @@
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Parser;
-use memtree::ingest::import::{locomo, read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
+use memtree::ingest::import::{Format, Parsed};
 use memtree::retrieval::Scope;
 use memtree::tool::{self, MODE_NAMES, MODES, RecallRequest, Request};
-use memtree::{IngestReport, Item, Memory, OpenOptions};
+use memtree::{Memory, OpenOptions};
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
@@ -61,7 +61,13 @@ const COMMANDS: &[(&str, &str)] = &[
     (":quit", "leave (also Ctrl-D, Ctrl-C)"),
 ];
 
-const FORMATS: &[&str] = &["chat-jsonl", "mbox", "slack", "markdown", "locomo"];
+/// The import formats as the REPL lists them: the demo's kinds of data first.
+const FORMATS: [Format; 5] = [Format::ChatJsonl, Format::Mbox, Format::Slack, Format::Markdown, Format::Locomo];
+
+/// The names of [`FORMATS`], comma-separated.
+fn format_names() -> String {
+    FORMATS.map(Format::name).join(", ")
+}
 
 fn help() -> String {
     let mut s = String::from(
@@ -122,8 +128,11 @@ impl Repl {
             "import" => {
                 let (format, path) = rest
                     .split_once(char::is_whitespace)
-                    .ok_or_else(|| anyhow!("usage: :import FORMAT PATH (FORMAT: {})", FORMATS.join(", ")))?;
-                let r = import(&mut self.mem, format, Path::new(path.trim()))?;
+                    .ok_or_else(|| anyhow!("usage: :import FORMAT PATH (FORMAT: {})", format_names()))?;
+                let format = format
+                    .parse::<Format>()
+                    .map_err(|_| anyhow!("unknown format `{format}`; use one of {}", format_names()))?;
+                let r = self.mem.import(format, Path::new(path.trim()), |_| {})?;
                 println!(
                     "imported {}: {} leaves, {} summaries ({} already there)",
                     path.trim(),
@@ -569,43 +578,6 @@ fn parse_window(s: &str) -> Result<(i64, i64)> {
 
 // ---- loading data -------------------------------------------------------------------------
 
-fn ingest_items(mem: &mut Memory, items: Vec<Item>) -> Result<IngestReport> {
-    let mut total = IngestReport::default();
-    for chunk in items.chunks(2000) {
-        total.absorb(&mem.ingest(chunk.to_vec())?);
-    }
-    Ok(total)
-}
-
-fn import(mem: &mut Memory, format: &str, path: &Path) -> Result<IngestReport> {
-    if !path.exists() {
-        bail!("{}: no such file or directory", path.display());
-    }
-    let mut r = match format {
-        "chat-jsonl" => ingest_items(mem, read_chat_jsonl(path)?)?,
-        "mbox" => ingest_items(mem, read_mbox(path)?)?,
-        "slack" => ingest_items(mem, read_slack_export(path)?)?,
-        "locomo" => {
-            let mut t = IngestReport::default();
-            for c in locomo::read_locomo(path)? {
-                t.absorb(&mem.ingest(c.items())?);
-            }
-            t
-        }
-        "markdown" => {
-            let mut t = IngestReport::default();
-            for d in read_markdown_dir(path)? {
-                t.absorb(&mem.ingest_document(d)?);
-            }
-            t
-        }
-        other => bail!("unknown format `{other}`; use one of {}", FORMATS.join(", ")),
-    };
-    // A file import is complete history: seal the open buffers, as the CLI does.
-    r.absorb(&mem.flush()?);
-    Ok(r)
-}
-
 /// The `Updated: YYYY-MM-DD` line near the top of a demo note, as epoch ms (the notes are
 /// dated in the story, not by their file times).
 fn note_date(body: &str) -> Option<i64> {
@@ -617,14 +589,18 @@ fn note_date(body: &str) -> Option<i64> {
 fn load_demo(mem: &mut Memory) -> Result<()> {
     let dir = demo_dir();
     let t = Instant::now();
-    let mut r = ingest_items(mem, read_chat_jsonl(&dir.join("chat.jsonl"))?)?;
-    r.absorb(&ingest_items(mem, read_mbox(&dir.join("mail.mbox"))?)?);
-    for mut d in read_markdown_dir(&dir.join("notes"))? {
-        if let Some(ms) = note_date(&d.body) {
-            d.modified_ms = ms;
+    // One flush after all three inputs, so every summary is sealed knowing all the names.
+    let mut r = mem.write_parsed(Format::ChatJsonl.read(&dir.join("chat.jsonl"))?, |_| {})?;
+    r.absorb(&mem.write_parsed(Format::Mbox.read(&dir.join("mail.mbox"))?, |_| {})?);
+    let mut notes = Format::Markdown.read(&dir.join("notes"))?;
+    if let Parsed::Documents(docs) = &mut notes {
+        for d in docs {
+            if let Some(ms) = note_date(&d.body) {
+                d.modified_ms = ms;
+            }
         }
-        r.absorb(&mem.ingest_document(d)?);
     }
+    r.absorb(&mem.write_parsed(notes, |_| {})?);
     r.absorb(&mem.flush()?);
     let s = mem.stats()?;
     eprintln!(
@@ -666,7 +642,9 @@ impl Completer for Complete {
                 .map(|c| format!("{c} "))
                 .collect(),
             [":mode"] => MODE_NAMES.iter().filter(|m| m.starts_with(word)).map(|m| format!("{m} ")).collect(),
-            [":import"] => FORMATS.iter().filter(|f| f.starts_with(word)).map(|f| format!("{f} ")).collect(),
+            [":import"] => {
+                FORMATS.iter().map(|f| f.name()).filter(|f| f.starts_with(word)).map(|f| format!("{f} ")).collect()
+            }
             [first, rest @ ..] if first.starts_with(':') && !word.contains('=') => {
                 let mode = match (*first, rest) {
                     (":mode", [m, ..]) => *m,
@@ -741,7 +719,7 @@ fn run() -> Result<()> {
             if matches!(answer.trim().to_ascii_lowercase().as_str(), "" | "y" | "yes") {
                 load_demo(&mut repl.mem)?;
             } else {
-                eprintln!("Import your own data with :import FORMAT PATH ({}).", FORMATS.join(", "));
+                eprintln!("Import your own data with :import FORMAT PATH ({}).", format_names());
             }
         } else {
             eprintln!("The store is empty: run with --demo to load the demo corpus, or use :import FORMAT PATH.");

@@ -24,6 +24,12 @@ pub enum Error {
         /// Why it was refused.
         reason: String,
     },
+    /// An import path (file or folder) with nothing at it.
+    #[error("{path}: no such file or directory")]
+    PathNotFound {
+        /// The path given.
+        path: PathBuf,
+    },
     /// An import file that cannot be parsed, naming the file and the line.
     #[error("{path}:{line}: {reason}")]
     ImportFormat {
@@ -33,12 +39,6 @@ pub enum Error {
         line: usize,
         /// What is wrong.
         reason: String,
-    },
-    /// A node id that does not exist (or is hidden by the scope gate).
-    #[error("node not found: {id}")]
-    NodeNotFound {
-        /// The id asked for.
-        id: String,
     },
 
     // ---- the model ----------------------------------------------------------------------
@@ -59,9 +59,6 @@ pub enum Error {
     /// The tantivy full-text index failed.
     #[error("full-text index: {0}")]
     Index(#[from] tantivy::TantivyError),
-    /// The tantivy index directory could not be opened.
-    #[error("full-text index directory: {0}")]
-    IndexDirectory(#[from] tantivy::directory::error::OpenDirectoryError),
     /// The store on disk has a schema this build does not know how to open.
     #[error("store schema: {reason}")]
     Schema {
@@ -120,8 +117,8 @@ impl Error {
             self,
             Error::InvalidRequest { .. }
                 | Error::InvalidArgument { .. }
+                | Error::PathNotFound { .. }
                 | Error::ImportFormat { .. }
-                | Error::NodeNotFound { .. }
         )
     }
 }

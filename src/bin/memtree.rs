@@ -1,11 +1,12 @@
 //! The `memtree` command line (SPEC §8): JSON on stdout, progress and errors on stderr,
 //! non-zero exit on failure.
 
-use anyhow::{Context, Result, bail};
-use clap::{Parser, Subcommand, ValueEnum};
+use anyhow::{Context, Result};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use memtree::eval::recall::RecallConfig;
-use memtree::ingest::import::{locomo, read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
+use memtree::ingest::import::{Format, locomo};
 use memtree::retrieval::{Scope, WalkParams};
 use memtree::{IngestReport, Memory, MemoryReader, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -35,7 +36,7 @@ enum Cmd {
     /// Import a file (or a folder of Markdown notes) into the store.
     Ingest {
         /// Input format.
-        #[arg(long, value_enum)]
+        #[arg(long, value_parser = format_parser())]
         format: Format,
         /// File or folder to import.
         path: PathBuf,
@@ -105,19 +106,11 @@ enum BenchCmd {
     },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    /// LoCoMo JSON (each conversation one chat source).
-    Locomo,
-    /// One chat message per line: {"source_id","author","ts","text","source_ref"?}.
-    ChatJsonl,
-    /// A folder of Markdown notes, one document each.
-    Markdown,
-    /// An mbox mail file: one e-mail per message, each thread one source `mbox:<root id>`.
-    Mbox,
-    /// A Slack export folder (channels.json, users.json, <channel>/<day>.json): each channel
-    /// one chat source `slack:#<name>`.
-    Slack,
+/// `--format`: the library's formats as clap's possible values, so an unknown one is a usage
+/// error listing them.
+fn format_parser() -> impl TypedValueParser<Value = Format> {
+    PossibleValuesParser::new(Format::ALL.map(|f| PossibleValue::new(f.name()).help(f.about())))
+        .map(|name| name.parse::<Format>().expect("clap admits only the formats' own names"))
 }
 
 fn default_store() -> Result<PathBuf> {
@@ -141,52 +134,18 @@ fn progress(len: u64, what: &str) -> ProgressBar {
     pb
 }
 
+/// Import with a progress bar on stderr, shown while the input is written and cleared before
+/// the open buffers are sealed.
 fn ingest(mem: &mut Memory, format: Format, path: &Path) -> Result<IngestReport> {
-    if !path.exists() {
-        bail!("{}: no such file or directory", path.display());
-    }
-    let mut total = IngestReport::default();
-    match format {
-        Format::Locomo => {
-            let convs = locomo::read_locomo(path)?;
-            let pb = progress(convs.iter().map(|c| c.turns.len() as u64).sum(), "turns");
-            for c in &convs {
-                total.absorb(&mem.ingest(c.items())?);
-                pb.inc(c.turns.len() as u64);
-            }
+    let mut bar: Option<ProgressBar> = None;
+    let report = mem.import(format, path, |p| {
+        let pb = bar.get_or_insert_with(|| progress(p.total, p.unit));
+        pb.set_position(p.done);
+        if p.done >= p.total {
             pb.finish_and_clear();
         }
-        Format::ChatJsonl => ingest_items(mem, read_chat_jsonl(path)?, "messages", &mut total)?,
-        Format::Mbox => ingest_items(mem, read_mbox(path)?, "e-mails", &mut total)?,
-        Format::Slack => ingest_items(mem, read_slack_export(path)?, "messages", &mut total)?,
-        Format::Markdown => {
-            let docs = read_markdown_dir(path)?;
-            let pb = progress(docs.len() as u64, "documents");
-            for d in docs {
-                total.absorb(&mem.ingest_document(d)?);
-                pb.inc(1);
-            }
-            pb.finish_and_clear();
-        }
-    }
-    // A file import is complete history: seal the open leaf buffers now, as a live stream
-    // would have sealed them once the flush age passed.
-    total.absorb(&mem.flush()?);
-    Ok(total)
-}
-
-/// Ingest parsed items in batches with a progress bar.
-fn ingest_items(mem: &mut Memory, items: Vec<memtree::Item>, what: &str, total: &mut IngestReport) -> Result<()> {
-    let pb = progress(items.len() as u64, what);
-    let mut items = items.into_iter().peekable();
-    while items.peek().is_some() {
-        let chunk: Vec<_> = items.by_ref().take(2000).collect();
-        let n = chunk.len() as u64;
-        total.absorb(&mem.ingest(chunk)?);
-        pb.inc(n);
-    }
-    pb.finish_and_clear();
-    Ok(())
+    })?;
+    Ok(report)
 }
 
 /// Open options with the dense model when it can be loaded; says once on stderr when the

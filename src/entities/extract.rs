@@ -7,6 +7,7 @@ use super::gazetteer::Gazetteer;
 use crate::types::EntityKind;
 use regex::Regex;
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 /// How much to extract.
 #[derive(Debug, Clone, Copy, Default)]
@@ -17,14 +18,29 @@ pub struct ExtractOptions {
     pub discover_names: bool,
 }
 
-/// The compiled rules. Build once, share.
+/// The extraction rules. Cheap to build: every extractor shares the one compiled rule set.
 #[derive(Debug, Clone)]
 pub struct Extractor {
+    rules: &'static Rules,
+}
+
+/// The rule patterns, compiled once per process on first use: every reader builds an
+/// extractor, and compiling the four regexes per reader was waste.
+#[derive(Debug)]
+struct Rules {
     email: Regex,
     url: Regex,
     handle: Regex,
     hashtag: Regex,
 }
+
+static RULES: LazyLock<Rules> = LazyLock::new(|| Rules {
+    email: Regex::new(r"(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b").expect("valid regex"),
+    url: Regex::new(r#"\bhttps?://[^\s<>"'`]+"#).expect("valid regex"),
+    handle: Regex::new(r"(?:^|[^\w@.])@([A-Za-z0-9_][A-Za-z0-9_.-]{0,38}[A-Za-z0-9_]|[A-Za-z0-9_])")
+        .expect("valid regex"),
+    hashtag: Regex::new(r"(?:^|[^\w&#])#([A-Za-z][\w-]{0,63})").expect("valid regex"),
+});
 
 /// Capitalised words that are not names (months are checked via `text::MONTHS`): pronouns,
 /// days, interjections and common
@@ -180,19 +196,14 @@ impl Default for Extractor {
 }
 
 impl Extractor {
-    /// Compile the rules.
+    /// The extractor (the rules are compiled on the first call in the process).
     pub fn new() -> Self {
-        Extractor {
-            email: Regex::new(r"(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b").expect("valid regex"),
-            url: Regex::new(r#"\bhttps?://[^\s<>"'`]+"#).expect("valid regex"),
-            handle: Regex::new(r"(?:^|[^\w@.])@([A-Za-z0-9_][A-Za-z0-9_.-]{0,38}[A-Za-z0-9_]|[A-Za-z0-9_])")
-                .expect("valid regex"),
-            hashtag: Regex::new(r"(?:^|[^\w&#])#([A-Za-z][\w-]{0,63})").expect("valid regex"),
-        }
+        Extractor { rules: &RULES }
     }
 
     /// Extract the entities of `text`, deduplicated by id, sorted by id.
     pub fn extract(&self, text: &str, gaz: &Gazetteer, opts: ExtractOptions) -> Vec<Mention> {
+        let rules = self.rules;
         let mut out: BTreeMap<String, Mention> = BTreeMap::new();
         fn add(out: &mut BTreeMap<String, Mention>, kind: EntityKind, surface: &str) {
             if let Some(id) = canonical_id(kind, surface) {
@@ -200,19 +211,19 @@ impl Extractor {
             }
         }
         let mut masked = text.to_string();
-        for m in self.url.find_iter(text) {
+        for m in rules.url.find_iter(text) {
             let url = m.as_str().trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}']);
             add(&mut out, EntityKind::Url, url);
             masked.replace_range(m.range(), &" ".repeat(m.len()));
         }
-        for m in self.email.find_iter(&masked.clone()) {
+        for m in rules.email.find_iter(&masked.clone()) {
             add(&mut out, EntityKind::Email, m.as_str());
             masked.replace_range(m.range(), &" ".repeat(m.len()));
         }
-        for c in self.handle.captures_iter(&masked) {
+        for c in rules.handle.captures_iter(&masked) {
             add(&mut out, EntityKind::Handle, &c[1]);
         }
-        for c in self.hashtag.captures_iter(&masked) {
+        for c in rules.hashtag.captures_iter(&masked) {
             add(&mut out, EntityKind::Hashtag, &c[1]);
         }
 

@@ -2,6 +2,7 @@
 //! documents; content is BM25-searchable, entities and topics are exact-term posting lists.
 //! The index is derived from the store: its commits carry the store generation they reflect.
 
+mod node_ids;
 mod schema;
 mod search;
 
@@ -11,6 +12,7 @@ pub use search::{IndexSearcher, LevelFilter, SearchFilter};
 use crate::error::{Error, Result};
 use crate::store::{NodeRow, TreeRow};
 use crate::types::{EntityId, NodeId, NodeKind, TreeId};
+use node_ids::NodeIdCache;
 use std::path::Path;
 use tantivy::schema::Term;
 use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
@@ -22,13 +24,14 @@ pub const INDEX_DIR: &str = "index";
 const PAYLOAD_PREFIX: &str = "memtree-v";
 
 /// The read side of the index: cheap to clone; clones share one reader, so a commit by
-/// the writer that owns one of them is visible to all.
+/// the writer that owns one of them is visible to all, and one cache of per-segment node ids.
 #[derive(Clone)]
 pub struct IndexHandle {
     index: Index,
     reader: IndexReader,
     fields: Fields,
     version: u32,
+    node_ids: NodeIdCache,
 }
 
 /// The single writer of the index, with its read side.
@@ -52,7 +55,7 @@ pub struct IndexDoc<'a> {
 impl FullTextIndex {
     /// Open the index under `store_dir`, creating it when absent. An index whose files are
     /// unreadable or whose schema differs is wiped and recreated empty: it is derived data,
-    /// and [`FullTextIndex::committed_generation`] then reports it as behind the store.
+    /// and [`IndexHandle::committed_generation`] then reports it as behind the store.
     pub fn open(store_dir: &Path) -> Result<FullTextIndex> {
         let (schema, fields) = schema::build()?;
         let version = schema::schema_version()?;
@@ -72,7 +75,10 @@ impl FullTextIndex {
             other => Error::Index(other),
         })?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(FullTextIndex { handle: IndexHandle { index, reader, fields, version }, writer })
+        Ok(FullTextIndex {
+            handle: IndexHandle { index, reader, fields, version, node_ids: NodeIdCache::default() },
+            writer,
+        })
     }
 
     fn open_existing(dir: &Path, schema: &tantivy::schema::Schema) -> Option<Index> {
@@ -107,7 +113,6 @@ impl FullTextIndex {
         }
         doc.add_date(f.time_start, DateTime::from_timestamp_millis(d.node.time_start_ms));
         doc.add_date(f.time_end, DateTime::from_timestamp_millis(d.node.time_end_ms));
-        doc.add_f64(f.score, 1.0);
         self.writer.add_document(doc)?;
         Ok(())
     }
@@ -159,7 +164,7 @@ impl IndexHandle {
             reason: "missing, unreadable or of another schema; open the store once with a writer to rebuild it".into(),
         })?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(IndexHandle { index, reader, fields, version })
+        Ok(IndexHandle { index, reader, fields, version, node_ids: NodeIdCache::default() })
     }
 
     /// The store generation of the last commit, or `None` for an empty/foreign index.
@@ -177,7 +182,7 @@ impl IndexHandle {
 
     /// A searcher over the last commit.
     pub fn searcher(&self) -> IndexSearcher {
-        IndexSearcher::new(self.reader.searcher(), self.fields, self.index.clone())
+        IndexSearcher::new(self.reader.searcher(), self.fields, self.index.clone(), self.node_ids.clone())
     }
 
     /// Size of the index directory on disk, in bytes.

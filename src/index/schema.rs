@@ -46,7 +46,6 @@ pub struct Fields {
     pub topics: Field,
     pub time_start: Field,
     pub time_end: Field,
-    pub score: Field,
 }
 
 /// The schema version written in the JSON file; stored beside the index.
@@ -135,7 +134,6 @@ pub fn build() -> Result<(Schema, Fields)> {
         topics: get("topics")?,
         time_start: get("time_start")?,
         time_end: get("time_end")?,
-        score: get("score")?,
     };
     Ok((schema, fields))
 }
@@ -145,7 +143,7 @@ mod tests {
     #[test]
     fn schema_file_builds_with_every_field() {
         let (schema, _) = super::build().unwrap();
-        assert_eq!(schema.fields().count(), 12);
-        assert_eq!(super::schema_version().unwrap(), 2);
+        assert_eq!(schema.fields().count(), 11);
+        assert_eq!(super::schema_version().unwrap(), 3);
     }
 }

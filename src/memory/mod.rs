@@ -4,6 +4,7 @@
 //! state); `upkeep` keeps the index and the in-memory state in step with the record.
 
 mod commit;
+mod import;
 mod upkeep;
 
 use crate::derived::{Derived, load_gazetteer};

@@ -1306,7 +1306,7 @@ fn check_registry_file(bytes: &[u8]) -> Result<bool, String> {
         }
     }
     let update = EntityRecord::new(id.clone(), EntityKind::Person, "Alice Updated");
-    match (&got, reg.put(&update)) {
+    match (&got, reg.put(&update, T0)) {
         (Some(old), Ok(())) => {
             let new = reg.get(&id).map_err(|e| format!("get after put: {e}"))?.ok_or("the file vanished")?;
             let mut notes = old.notes.clone();
@@ -1349,7 +1349,7 @@ fn check_registry_record(rec: &EntityRecord) -> Result<bool, String> {
     let (dir, reg) = open_registry(scratch());
     let own_kind = rec.id.as_str().split_once(':').and_then(|(k, _)| EntityKind::parse(k));
     let path = reg.path_for(&rec.id);
-    let put = reg.put(rec);
+    let put = reg.put(rec, T0);
     match (&path, &put, own_kind == Some(rec.kind)) {
         (Err(e), Err(_), _) | (Ok(_), Err(e), false) => {
             check_err(e)?;

@@ -244,7 +244,7 @@ fn hostile_ids_through_the_registry_stay_inside_content_entities() {
         // The display name is the id's tail, so each confusable answers only to itself.
         let tail = id.split_once(':').map_or(id.as_str(), |(_, t)| t);
         let rec = EntityRecord::new(eid.clone(), kind, tail);
-        match (reg.path_for(&eid), reg.put(&rec), accepted) {
+        match (reg.path_for(&eid), reg.put(&rec, T0), accepted) {
             (Ok(path), Ok(()), true) => {
                 assert_eq!(path.parent(), Some(root.join(kind.as_str()).as_path()), "{shown}");
                 assert!(paths.insert(path.clone()), "{shown}: {} is another id's file", path.display());

@@ -40,7 +40,7 @@ fn registry_put_then_get_round_trips_every_field() {
     let (_dir, reg) = open_registry(tempdir().unwrap());
     assert_eq!(reg.get(&id("person:alice")).unwrap(), None);
     let rec = alice();
-    reg.put(&rec).unwrap();
+    reg.put(&rec, T0).unwrap();
 
     let path = reg.path_for(&rec.id).unwrap();
     assert_eq!(path, reg.root().join("person").join("alice.md"));
@@ -63,7 +63,7 @@ fn registry_put_keeps_hand_edited_notes_created_at_and_unknown_keys() {
     let mut rec = alice();
     rec.created_at = "2020-01-01T00:00:00Z".into();
     rec.updated_at = "2020-01-01T00:00:00Z".into();
-    reg.put(&rec).unwrap();
+    reg.put(&rec, T0).unwrap();
     let path = reg.path_for(&rec.id).unwrap();
 
     // The user edits the body in Obsidian (CRLF, a `---` rule, no final newline) and adds a
@@ -79,7 +79,7 @@ fn registry_put_keeps_hand_edited_notes_created_at_and_unknown_keys() {
     update.notes = String::new();
     update.created_at = "2099-01-01T00:00:00Z".into();
     update.display_name = "Alice P. Liddell".into();
-    reg.put(&update).unwrap();
+    reg.put(&update, T0).unwrap();
 
     let text = fs::read_to_string(&path).unwrap();
     assert!(text.ends_with(&format!("---\n{body}\n")), "body kept, plus the final newline:\n{text}");
@@ -88,18 +88,19 @@ fn registry_put_keeps_hand_edited_notes_created_at_and_unknown_keys() {
     assert_eq!(got.display_name, "Alice P. Liddell");
     assert_eq!(got.created_at, "2020-01-01T00:00:00Z", "created_at of the existing file wins");
     assert_ne!(got.updated_at, "2020-01-01T00:00:00Z", "updated_at is set by put");
+    assert_eq!(got.updated_at, "2023-05-08T00:00:00Z", "from the caller's clock, not the system's");
     assert!(is_rfc3339(&got.updated_at));
     assert_eq!(got.notes, format!("{body}\n"));
 
     // A body that already ends with a newline is kept byte for byte, again and again.
     let body = got.notes.clone();
-    reg.put(&update).unwrap();
-    reg.put(&update).unwrap();
+    reg.put(&update, T0).unwrap();
+    reg.put(&update, T0).unwrap();
     assert_eq!(reg.get(&update.id).unwrap().unwrap().notes, body);
 
     // A non-empty notes field replaces the body.
     update.notes = "New notes.\n".into();
-    reg.put(&update).unwrap();
+    reg.put(&update, T0).unwrap();
     assert!(fs::read_to_string(&path).unwrap().ends_with("---\nNew notes.\n"));
 }
 
@@ -107,7 +108,7 @@ fn registry_put_keeps_hand_edited_notes_created_at_and_unknown_keys() {
 fn registry_alias_added_by_hand_resolves_at_the_next_lookup() {
     let (_dir, reg) = open_registry(tempdir().unwrap());
     let rec = EntityRecord::new(id("person:alice"), EntityKind::Person, "Alice");
-    reg.put(&rec).unwrap();
+    reg.put(&rec, T0).unwrap();
     let path = reg.path_for(&rec.id).unwrap();
     assert_eq!(reg.lookup_alias(None, "White Rabbit Chaser").unwrap(), Vec::<EntityId>::new());
 
@@ -124,8 +125,8 @@ fn registry_alias_added_by_hand_resolves_at_the_next_lookup() {
 #[test]
 fn registry_lookup_is_case_insensitive_and_exact_over_every_identity_field() {
     let (_dir, reg) = open_registry(tempdir().unwrap());
-    reg.put(&alice()).unwrap();
-    reg.put(&EntityRecord::new(id("person:bob"), EntityKind::Person, "Bob")).unwrap();
+    reg.put(&alice(), T0).unwrap();
+    reg.put(&EntityRecord::new(id("person:bob"), EntityKind::Person, "Bob"), T0).unwrap();
     let alice_only = vec![id("person:alice")];
     for needle in ["ally", "A. LIDDELL", "Alice@Example.COM"] {
         assert_eq!(reg.lookup_alias(None, needle).unwrap(), alice_only, "needle {needle:?}");
@@ -145,11 +146,11 @@ fn registry_lookup_is_case_insensitive_and_exact_over_every_identity_field() {
 fn registry_lookup_filters_by_kind_and_sorts_ids() {
     let (_dir, reg) = open_registry(tempdir().unwrap());
     for (i, k) in [("product:jordan", EntityKind::Product), ("person:jordan", EntityKind::Person)] {
-        reg.put(&EntityRecord::new(id(i), k, "Jordan")).unwrap();
+        reg.put(&EntityRecord::new(id(i), k, "Jordan"), T0).unwrap();
     }
     let mut loc = EntityRecord::new(id("location:jordan-country"), EntityKind::Location, "Hashemite Kingdom");
     loc.aliases.push("jordan".into());
-    reg.put(&loc).unwrap();
+    reg.put(&loc, T0).unwrap();
 
     assert_eq!(
         reg.lookup_alias(None, "Jordan").unwrap(),
@@ -237,13 +238,13 @@ fn registry_hostile_ids_stay_inside_the_root_and_never_collide() {
     }
     // A record whose kind is not its id's is refused: the id decides the folder.
     let wrong = EntityRecord::new(id("person:eve"), EntityKind::Organization, "Eve");
-    assert!(matches!(reg.put(&wrong), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(reg.put(&wrong, T0), Err(Error::InvalidArgument { .. })));
 }
 
 #[test]
 fn registry_malformed_front_matter_is_skipped_by_all_and_corrupt_for_get() {
     let (_dir, reg) = open_registry(tempdir().unwrap());
-    reg.put(&alice()).unwrap();
+    reg.put(&alice(), T0).unwrap();
     let bob = id("person:bob");
     let bob_path = reg.path_for(&bob).unwrap();
     let cases = [
@@ -266,7 +267,7 @@ fn registry_malformed_front_matter_is_skipped_by_all_and_corrupt_for_get() {
         assert_eq!(reg.lookup_alias(None, "bob").unwrap(), Vec::<EntityId>::new());
         // Neither engine write clobbers a file the user may be half-way through editing.
         assert!(matches!(
-            reg.put(&EntityRecord::new(bob.clone(), EntityKind::Person, "Bob")),
+            reg.put(&EntityRecord::new(bob.clone(), EntityKind::Person, "Bob"), T0),
             Err(Error::Corrupt { .. })
         ));
         assert!(!reg.upsert_seen(&bob, EntityKind::Person, "Bob", T0).unwrap());
@@ -299,7 +300,7 @@ fn registry_upsert_seen_creates_once_and_never_touches_an_existing_file() {
     assert_eq!(fs::read(&path).unwrap(), before);
 
     // A file written by put is not touched either.
-    reg.put(&alice()).unwrap();
+    reg.put(&alice(), T0).unwrap();
     let alice_path = reg.path_for(&id("person:alice")).unwrap();
     let before = fs::read(&alice_path).unwrap();
     assert!(!reg.upsert_seen(&id("person:alice"), EntityKind::Person, "Someone Else", T0).unwrap());

@@ -387,7 +387,7 @@ fn registry_aliases_resolve_at_ingest_and_at_query_time() {
     // An alias added to the vault (as a user would in Obsidian) resolves at the next lookup.
     let mut rec = memtree::entities::EntityRecord::new("person:dana".into(), memtree::EntityKind::Person, "Dana");
     rec.aliases = vec!["D-Bird".into()];
-    mem.registry().put(&rec).unwrap();
+    mem.registry().put(&rec, T0).unwrap();
     assert_eq!(mem.registry().all().unwrap().len(), 1, "{:?}", mem.registry().fingerprint());
     let v = run(&mut mem, json!({"mode": "walk", "query": "what did d-bird book?"}), &Scope::all());
     assert_eq!(v["hits"][0]["explain"]["query_entities"], json!(["person:dana"]), "{v}");

@@ -306,6 +306,78 @@ fn a_corrupt_index_directory_is_rebuilt_from_the_store() {
     check_invariants(&mem, &fx.cfg);
 }
 
+/// The index schema as memtree wrote it up to version 2: today's fields plus `score` (a
+/// constant 1.0 that version 3 dropped).
+fn index_schema_v2() -> tantivy::schema::Schema {
+    use tantivy::schema::{
+        DateOptions, DateTimePrecision, FAST, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
+        TextOptions,
+    };
+    let mut b = Schema::builder();
+    b.add_text_field("node_id", STRING | STORED | FAST);
+    for name in ["node_kind", "tree_id", "tree_scope"] {
+        b.add_text_field(name, STRING);
+    }
+    b.add_text_field("source_kind", STRING | FAST);
+    b.add_u64_field("level", INDEXED | FAST);
+    let content = TextFieldIndexing::default()
+        .set_tokenizer("en_stem")
+        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+    b.add_text_field("content", TextOptions::default().set_indexing_options(content));
+    b.add_text_field("entities", STRING);
+    b.add_text_field("topics", STRING);
+    for name in ["time_start", "time_end"] {
+        b.add_date_field(
+            name,
+            DateOptions::default().set_indexed().set_precision(DateTimePrecision::Milliseconds).set_fast(),
+        );
+    }
+    b.add_f64_field("score", INDEXED | FAST);
+    b.build()
+}
+
+/// Commit `index` emptied, with `payload` as memtree's commit payload.
+fn commit_emptied(index: &tantivy::Index, payload: &str) {
+    let mut w: tantivy::IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
+    w.delete_all_documents().unwrap();
+    let mut commit = w.prepare_commit().unwrap();
+    commit.set_payload(payload);
+    commit.commit().unwrap();
+}
+
+#[test]
+fn an_index_of_an_older_schema_version_is_rebuilt_not_misread() {
+    let fx = Fixture::new(Config::default());
+    let generation = {
+        let mut mem = fx.open();
+        mem.ingest((0..12).map(|i| chat("slack:#eng", "Alice", T0 + i * MIN, &format!("osprey note {i}")))).unwrap();
+        mem.store().generation().unwrap()
+    };
+    // An empty index of version 2's schema whose payload names the store's generation: only
+    // the schema and the version in the payload say it is not today's.
+    let dir = fx.dir.path().join("index");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    commit_emptied(
+        &tantivy::Index::create_in_dir(&dir, index_schema_v2()).unwrap(),
+        &format!("memtree-v2:{generation}"),
+    );
+    let mem = fx.open();
+    assert!(mem.open_report().index_rebuilt, "an index of another schema is rebuilt");
+    assert_eq!(mem.index().searcher().bm25("osprey", &SearchFilter::default(), 100).unwrap().1, 12);
+    check_invariants(&mem, &fx.cfg);
+    let generation = mem.store().generation().unwrap();
+    drop(mem);
+
+    // Today's schema under an older version's payload (a version bump with no field changed):
+    // the version alone makes open rebuild it rather than trust its (emptied) contents.
+    commit_emptied(&tantivy::Index::open_in_dir(&dir).unwrap(), &format!("memtree-v2:{generation}"));
+    let mem = fx.open();
+    assert!(mem.open_report().index_rebuilt, "an index of another version is rebuilt");
+    assert_eq!(mem.index().searcher().bm25("osprey", &SearchFilter::default(), 100).unwrap().1, 12);
+    check_invariants(&mem, &fx.cfg);
+}
+
 #[test]
 fn a_corrupt_database_is_a_clear_error_not_silent_loss() {
     let fx = Fixture::new(Config::default());

@@ -1,6 +1,8 @@
 //! File importers: LoCoMo JSON, chat JSONL, a folder of Markdown notes, an mbox mail file and
-//! a Slack export folder. Each parses the whole input before anything is written, so a bad
-//! line fails the import with nothing half-written, and names the file and the line.
+//! a Slack export folder, and the one dispatch from a [`Format`] to its reader and to the
+//! batched writes ([`Memory::import`]) that the CLI, the REPL and any other front end share.
+//! Each reader parses the whole input before anything is written, so a bad line fails the
+//! import with nothing half-written, and names the file and the line.
 
 mod jsonl;
 pub mod locomo;
@@ -14,7 +16,126 @@ pub use mbox::read_mbox;
 pub use slack::read_slack_export;
 
 use crate::error::{Error, Result};
+use crate::ingest::{Document, Item};
+use std::fmt;
 use std::path::Path;
+use std::str::FromStr;
+
+/// Chat messages and e-mails go to the writer this many at a time: one transaction each, and
+/// a progress step each.
+pub(crate) const ITEM_BATCH: usize = 2000;
+
+/// An input format: the CLI's `--format` values and the REPL's `:import FORMAT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// LoCoMo JSON (each conversation one chat source).
+    Locomo,
+    /// One chat message per line: `{"source_id","author","ts","text","source_ref"?}`.
+    ChatJsonl,
+    /// A folder of Markdown notes, one document each.
+    Markdown,
+    /// An mbox mail file: one e-mail per message, each thread one source `mbox:<root id>`.
+    Mbox,
+    /// A Slack export folder (`channels.json`, `users.json`, `<channel>/<day>.json`): each
+    /// channel one chat source `slack:#<name>`.
+    Slack,
+}
+
+impl Format {
+    /// Every format, in the order help texts list them.
+    pub const ALL: [Format; 5] = [Format::Locomo, Format::ChatJsonl, Format::Markdown, Format::Mbox, Format::Slack];
+
+    /// The name the CLI and the REPL take (`chat-jsonl`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Locomo => "locomo",
+            Format::ChatJsonl => "chat-jsonl",
+            Format::Markdown => "markdown",
+            Format::Mbox => "mbox",
+            Format::Slack => "slack",
+        }
+    }
+
+    /// One line saying what the format is, for help texts.
+    pub fn about(self) -> &'static str {
+        match self {
+            Format::Locomo => "LoCoMo JSON (each conversation one chat source)",
+            Format::ChatJsonl => r#"One chat message per line: {"source_id","author","ts","text","source_ref"?}"#,
+            Format::Markdown => "A folder of Markdown notes, one document each",
+            Format::Mbox => "An mbox mail file: one e-mail per message, each thread one source `mbox:<root id>`",
+            Format::Slack => {
+                "A Slack export folder (channels.json, users.json, <channel>/<day>.json): each channel one chat \
+                 source `slack:#<name>`"
+            }
+        }
+    }
+
+    /// Parse the whole input at `path` (a file, or a folder for `markdown` and `slack`);
+    /// nothing is written.
+    ///
+    /// # Errors
+    /// [`Error::PathNotFound`] when nothing is at `path`; the reader's errors otherwise
+    /// ([`Error::ImportFormat`] naming the file and the line, [`Error::Io`]).
+    pub fn read(self, path: &Path) -> Result<Parsed> {
+        if !path.exists() {
+            return Err(Error::PathNotFound { path: path.to_path_buf() });
+        }
+        Ok(match self {
+            Format::Locomo => Parsed::Conversations(locomo::read_locomo(path)?),
+            Format::ChatJsonl => Parsed::Items { items: read_chat_jsonl(path)?, unit: "messages" },
+            Format::Markdown => Parsed::Documents(read_markdown_dir(path)?),
+            Format::Mbox => Parsed::Items { items: read_mbox(path)?, unit: "e-mails" },
+            Format::Slack => Parsed::Items { items: read_slack_export(path)?, unit: "messages" },
+        })
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = Error;
+
+    /// A format by its [`Format::name`]; [`Error::InvalidArgument`] naming the valid ones
+    /// otherwise.
+    fn from_str(s: &str) -> Result<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            Error::invalid("format", format!("unknown format `{s}`; use one of {}", names.join(", ")))
+        })
+    }
+}
+
+/// A whole input, parsed and not yet written, in the shape its format is written in.
+#[derive(Debug, Clone)]
+pub enum Parsed {
+    /// Chat messages or e-mails, written in batches; `unit` names them in progress reports.
+    Items {
+        /// The items, in file order.
+        items: Vec<Item>,
+        /// `messages`, `e-mails`.
+        unit: &'static str,
+    },
+    /// LoCoMo conversations, one write each.
+    Conversations(Vec<locomo::Conversation>),
+    /// Markdown notes, one write (a replace) each.
+    Documents(Vec<Document>),
+}
+
+/// How far the writes of an import have got: `done` of `total` `unit`s. Reported once before
+/// the first write (`done` = 0) and after each write; `done` = `total` at the last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// What is counted: `turns`, `messages`, `e-mails`, `documents`.
+    pub unit: &'static str,
+    /// Written so far.
+    pub done: u64,
+    /// In the whole input.
+    pub total: u64,
+}
 
 /// Caller text quoted in an import error, cut to `max` characters: a 10k-character field must
 /// not come back whole in the message.
