@@ -6,7 +6,7 @@
 use crate::config::Config;
 use crate::derived::{Derived, alias_gazetteer};
 use crate::embed::{Embedder, VectorMatrix};
-use crate::entities::{Extractor, Gazetteer, Registry};
+use crate::entities::{Extractor, Gazetteer, Registry, VaultFingerprint};
 use crate::error::Result;
 use crate::index::IndexHandle;
 use crate::options::{CONTENT_DIR, OpenOptions};
@@ -65,7 +65,7 @@ pub struct MemoryReader {
     pub(crate) registry: Registry,
     /// Registry aliases as a gazetteer, with the vault fingerprint they were read at: the
     /// vault is the source of truth, so a hand edit is picked up at the next lookup.
-    aliases: RefCell<((usize, u128, u64), Gazetteer)>,
+    aliases: RefCell<(Option<VaultFingerprint>, Gazetteer)>,
     derived: Arc<RwLock<Derived>>,
     /// A reader of another process's store follows the writer itself: the store
     /// generation its index reader and derived state were last refreshed at. `None` when a
@@ -99,7 +99,7 @@ impl MemoryReader {
             index,
             extractor: Extractor::new(),
             registry,
-            aliases: RefCell::new(((usize::MAX, 0, 0), Gazetteer::new())),
+            aliases: RefCell::new((None, Gazetteer::new())),
             derived,
             follows: follows.map(Cell::new),
         }
@@ -223,8 +223,8 @@ impl MemoryReader {
     pub fn with_aliases<T>(&self, f: impl FnOnce(&Gazetteer) -> T) -> T {
         let fp = self.registry.fingerprint();
         let mut cache = self.aliases.borrow_mut();
-        if cache.0 != fp {
-            *cache = (fp, alias_gazetteer(&self.registry));
+        if cache.0 != Some(fp) {
+            *cache = (Some(fp), alias_gazetteer(&self.registry));
         }
         f(&cache.1)
     }

@@ -11,4 +11,4 @@ pub use canonical::{canonical_id, normalise_surface};
 pub use extract::{ExtractOptions, Extractor};
 pub use gazetteer::Gazetteer;
 pub use mention::Mention;
-pub use registry::{EntityRecord, Handle, Registry};
+pub use registry::{EntityRecord, Handle, Registry, VaultFingerprint};

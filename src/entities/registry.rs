@@ -119,6 +119,18 @@ impl EntityRecord {
     }
 }
 
+/// What [`Registry::fingerprint`] sums up of the vault's files. Comparing two tells whether
+/// the vault changed between them without reading a file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VaultFingerprint {
+    /// Entity files.
+    pub files: usize,
+    /// Newest modification time, ns since the epoch.
+    pub newest_ns: u128,
+    /// Their total size.
+    pub bytes: u64,
+}
+
 impl Registry {
     /// Open (creating it when missing) the registry under `<content_root>/entities`.
     pub fn open(content_root: &Path) -> Result<Registry> {
@@ -262,10 +274,10 @@ impl Registry {
         self.all_records()
     }
 
-    /// A cheap summary of the vault's state (file count, newest modification, total size):
-    /// when it changes, something was added, edited or removed by hand.
-    pub fn fingerprint(&self) -> (usize, u128, u64) {
-        let mut fp = (0usize, 0u128, 0u64);
+    /// A cheap summary of the vault's state: when it changes, something was added, edited or
+    /// removed by hand.
+    pub fn fingerprint(&self) -> VaultFingerprint {
+        let mut fp = VaultFingerprint::default();
         let Ok(kinds) = std::fs::read_dir(&self.root) else { return fp };
         for k in kinds.flatten() {
             let Ok(files) = std::fs::read_dir(k.path()) else { continue };
@@ -276,7 +288,9 @@ impl Registry {
                         .ok()
                         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                         .map_or(0, |d| d.as_nanos());
-                    fp = (fp.0 + 1, fp.1.max(t), fp.2 + m.len());
+                    fp.files += 1;
+                    fp.newest_ns = fp.newest_ns.max(t);
+                    fp.bytes += m.len();
                 }
             }
         }

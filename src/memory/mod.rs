@@ -9,7 +9,7 @@ mod upkeep;
 
 use crate::derived::{Derived, load_gazetteer};
 use crate::embed::VectorMatrix;
-use crate::entities::{Gazetteer, Registry};
+use crate::entities::{Gazetteer, Registry, VaultFingerprint};
 use crate::error::{Error, Result};
 use crate::index::FullTextIndex;
 use crate::ingest::{Document, IngestReport, Item};
@@ -39,7 +39,7 @@ pub struct Memory {
     /// readers' shared state after each commit.
     gazetteer: Gazetteer,
     /// The vault fingerprint the write-path gazetteer was built at.
-    gazetteer_fp: (usize, u128, u64),
+    gazetteer_fp: VaultFingerprint,
     opened: OpenReport,
 }
 
