@@ -621,7 +621,7 @@ fn load_demo(mem: &mut Memory) -> Result<()> {
     r.absorb(&ingest_items(mem, read_mbox(&dir.join("mail.mbox"))?)?);
     for mut d in read_markdown_dir(&dir.join("notes"))? {
         if let Some(ms) = note_date(&d.body) {
-            d.modified_ms = ms;
+            d.modified_ms = Some(ms);
         }
         r.absorb(&mem.ingest_document(d)?);
     }

@@ -229,7 +229,7 @@ impl Memory {
         let source = doc.source_id.clone();
         let provider = doc.provider.clone();
         let title = doc.title.clone();
-        let drafts = doc.into_drafts(&self.opts.config)?;
+        let drafts = doc.into_drafts(&self.opts.config, self.now_ms())?;
         let report = self.write(|b| {
             b.report.removed += drop_source(b, &source)?;
             crate::crash::point("replace_dropped");

@@ -33,7 +33,7 @@ fn plan(v: u32) -> Document {
                 format!("Section {i} of the osprey plan, edition v{v}. Budget review with Kestrel Labs follows.\n\n")
             })
             .collect(),
-        modified_ms: T0 + i64::from(v) * HOUR,
+        modified_ms: Some(T0 + i64::from(v) * HOUR),
         source_ref: Some("notes/plan.md".into()),
         provider: None,
     }

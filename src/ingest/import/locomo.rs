@@ -2,7 +2,8 @@
 //! `locomo:<sample_id>`, one leaf per turn, session date + turn order as timestamps, the
 //! speaker as author, a shared photo's caption kept in the text, `dia_id` in `source_ref`.
 
-use super::{clip, read_utf8};
+use super::read_utf8;
+use crate::text::clip;
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item};
 use serde_json::Value;
