@@ -19,9 +19,9 @@ use crate::retrieval::{
     CoverWindowArgs, DrillDownArgs, EntityMatch, FetchLeavesArgs, QueryResponse, QuerySourceArgs, RetrievalHit, Scope,
     SearchEntitiesArgs, WalkArgs, cover_window, drill_down, fetch_leaves, query_source, search_entities, walk,
 };
-use spec::INGEST_DOCUMENT;
 use serde::Serialize;
 use serde_json::Value;
+use spec::INGEST_DOCUMENT;
 
 /// Largest JSON input accepted by [`call_json`] (a 50 MB document plus envelope).
 pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;

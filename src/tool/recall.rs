@@ -66,7 +66,12 @@ pub const OPS: &[ModeSpec<RecallRequest>] = &[
         aliases: &[],
         doc: "Facts whose key or content shares content words with `query`, best first.",
         fields: &[
-            f("namespace", Ty::Str, false, "Only this namespace (global, background, autocomplete or skill-<id>); every namespace when absent."),
+            f(
+                "namespace",
+                Ty::Str,
+                false,
+                "Only this namespace (global, background, autocomplete or skill-<id>); every namespace when absent.",
+            ),
             f("query", Ty::Str, false, "What to look for."),
             int("limit", 5, 100, "Maximum matches (default 5, cap 100)."),
         ],
@@ -208,4 +213,52 @@ pub fn memory_recall(mem: &mut Memory, req: RecallRequest) -> Result<Value> {
 pub fn memory_recall_json(mem: &mut Memory, input: &str) -> Result<Value> {
     let v = parse_input("memory_recall", input)?;
     memory_recall(mem, RecallRequest::from_json(&v)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A call of `op` with every field of its row filled in.
+    fn full(op: &ModeSpec<RecallRequest>) -> serde_json::Map<String, Value> {
+        let mut o = serde_json::Map::new();
+        o.insert("op".into(), json!(op.mode));
+        for f in op.fields {
+            let v = match (f.name, f.ty) {
+                ("namespace", _) => json!("global"),
+                (_, Ty::Int) => json!(3),
+                _ => json!("x"),
+            };
+            o.insert(f.name.into(), v);
+        }
+        o
+    }
+
+    #[test]
+    fn the_table_says_what_each_op_requires() {
+        assert_eq!(RECALL.names, ["search", "put", "forget", "list"]);
+        for op in OPS {
+            assert!(RecallRequest::from_json(&Value::Object(full(op))).is_ok(), "{}", op.mode);
+            for f in op.fields.iter().filter(|f| f.required) {
+                for missing in [None, Some(json!(null)), Some(json!("  "))] {
+                    let mut o = full(op);
+                    match missing {
+                        None => o.remove(f.name),
+                        Some(v) => o.insert(f.name.into(), v),
+                    };
+                    let e = RecallRequest::from_json(&Value::Object(o)).unwrap_err();
+                    assert_eq!(e.to_string(), format!("memory_recall: `{}` is required", f.name), "{}", op.mode);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn keys_of_another_op_are_ignored_not_refused() {
+        let v = json!({"op": "list", "namespace": "global", "limit": "many", "query": 5});
+        assert_eq!(RecallRequest::from_json(&v).unwrap(), RecallRequest::List { namespace: "global".into() });
+        let e = RecallRequest::from_json(&json!({"op": "list", "namespace": "global", "nope": 1})).unwrap_err();
+        assert_eq!(e.to_string(), "memory_recall: unknown field `nope`");
+    }
 }

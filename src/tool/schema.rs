@@ -57,7 +57,10 @@ fn tool_schema<R>(tool: &ToolSpec<R>) -> Value {
         .map(|m| {
             let mut e = Map::new();
             e.insert(sel.into(), json!(m.mode));
-            e.insert("required".into(), json!(m.fields.iter().filter(|f| f.required).map(|f| f.name).collect::<Vec<_>>()));
+            e.insert(
+                "required".into(),
+                json!(m.fields.iter().filter(|f| f.required).map(|f| f.name).collect::<Vec<_>>()),
+            );
             e.insert(
                 "fields".into(),
                 m.fields

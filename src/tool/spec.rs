@@ -7,11 +7,11 @@ use super::Request;
 use super::args::{Args, ECHO};
 use crate::error::Result;
 use crate::ingest::Document;
-use crate::text::clip;
 use crate::retrieval::{
     CoverWindowArgs, DrillDownArgs, FETCH_LEAVES_MAX, FetchLeavesArgs, QuerySourceArgs, SearchEntitiesArgs, WalkArgs,
     WalkParams,
 };
+use crate::text::clip;
 use crate::types::{EntityKind, SourceKind};
 
 /// JSON type of a field.

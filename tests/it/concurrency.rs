@@ -62,7 +62,7 @@ fn check_snapshot(r: &MemoryReader) -> Result<Option<u32>, String> {
     let [Some(v)] = eds.iter().copied().collect::<Vec<_>>()[..] else {
         return Err(format!("one snapshot shows editions {eds:?}"));
     };
-    let chunks = memtree::Document::into_drafts(plan(v), &config()).map_err(|e| e.to_string())?.len();
+    let chunks = memtree::Document::into_drafts(plan(v), &config(), T0).map_err(|e| e.to_string())?.len();
     if leaves.len() != chunks {
         return Err(format!("edition {v}: {} leaves visible, the edition has {chunks}", leaves.len()));
     }

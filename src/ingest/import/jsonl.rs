@@ -2,9 +2,9 @@
 //! "source_ref"?}` with `ts` as epoch ms or an RFC 3339 string.
 
 use super::read_utf8;
-use crate::text::clip;
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item};
+use crate::text::clip;
 use serde::Deserialize;
 use std::path::Path;
 

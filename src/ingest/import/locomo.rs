@@ -3,9 +3,9 @@
 //! speaker as author, a shared photo's caption kept in the text, `dia_id` in `source_ref`.
 
 use super::read_utf8;
-use crate::text::clip;
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item};
+use crate::text::clip;
 use serde_json::Value;
 use std::path::Path;
 

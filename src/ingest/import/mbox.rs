@@ -5,9 +5,9 @@
 //! `text/plain` part of a multipart message (else tag-stripped `text/html`).
 
 use super::read_utf8;
-use crate::text::clip;
 use crate::error::{Error, Result};
 use crate::ingest::{EmailMessage, Item};
+use crate::text::clip;
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -4,9 +4,9 @@
 //! first. Mentions, channel links and URLs in Slack's `<...>` markup become plain text.
 
 use super::read_utf8;
-use crate::text::clip;
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item};
+use crate::text::clip;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
