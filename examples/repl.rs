@@ -596,7 +596,7 @@ fn load_demo(mem: &mut Memory) -> Result<()> {
     if let Parsed::Documents(docs) = &mut notes {
         for d in docs {
             if let Some(ms) = note_date(&d.body) {
-                d.modified_ms = ms;
+                d.modified_ms = Some(ms);
             }
         }
     }

@@ -1,5 +1,5 @@
-//! Small text utilities shared by the summariser, topic extraction and query analysis:
-//! English stop words, word splitting, sentence splitting.
+//! Small text utilities shared by the summariser, topic extraction, query analysis and error
+//! messages: English stop words, word splitting, sentence splitting, clipping caller text.
 
 /// English stop words and question words. Removing them from questions costs nothing and
 /// lifts BM25 recall (RETRIEVAL-NOTES: +5 points R@5 on LoCoMo).
@@ -248,6 +248,12 @@ pub fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
+/// Caller text quoted in an error, cut to `max` characters (an ellipsis marks the cut): a
+/// 10k-character field must not come back whole in the message.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() > max { format!("{}…", s.chars().take(max).collect::<String>()) } else { s.to_string() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,5 +271,12 @@ mod tests {
     fn content_words_drop_stop_words() {
         let w: Vec<String> = content_words("When did Caroline go to the LGBTQ support group in 2023?").collect();
         assert_eq!(w, vec!["caroline", "lgbtq", "support", "group"]);
+    }
+
+    #[test]
+    fn clip_counts_characters_not_bytes() {
+        assert_eq!(clip("héllo", 5), "héllo");
+        assert_eq!(clip("héllo", 2), "hé…");
+        assert_eq!(clip("", 0), "");
     }
 }

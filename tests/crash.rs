@@ -93,7 +93,7 @@ fn document(version: u32) -> Document {
         source_id: SourceId::from("doc:notes/roadmap.md"),
         title: format!("Roadmap v{version}"),
         body: (0..6).map(para).collect(),
-        modified_ms: T0 + i64::from(version) * HOUR,
+        modified_ms: Some(T0 + i64::from(version) * HOUR),
         source_ref: Some("notes/roadmap.md".into()),
         provider: Some("obsidian".into()),
     }

@@ -70,8 +70,9 @@ pub struct Document {
     pub title: String,
     /// Full text.
     pub body: String,
-    /// Last modification, epoch ms.
-    pub modified_ms: i64,
+    /// Last modification, epoch ms; `None` when unknown, stored as the time of the write.
+    #[serde(default)]
+    pub modified_ms: Option<i64>,
     /// Path or URL.
     #[serde(default)]
     pub source_ref: Option<String>,
@@ -272,11 +273,21 @@ fn email_drafts(m: EmailMessage, cfg: &Config) -> Result<Vec<LeafDraft>> {
 }
 
 impl Document {
-    /// Validate and slice into leaf drafts.
-    pub fn into_drafts(self, cfg: &Config) -> Result<Vec<LeafDraft>> {
+    /// Refuse a document ingest would refuse, naming the field: a blank or oversized source
+    /// id, a modification time outside 1970..9999, a blank body.
+    pub fn validate(&self) -> Result<()> {
         check_source(&self.source_id)?;
-        check_ts("modified", self.modified_ms)?;
-        check_text("body", &self.body)?;
+        if let Some(ms) = self.modified_ms {
+            check_ts("modified", ms)?;
+        }
+        check_text("body", &self.body)
+    }
+
+    /// Validate and slice into leaf drafts; `now_ms` dates a document without a
+    /// modification time.
+    pub fn into_drafts(self, cfg: &Config, now_ms: i64) -> Result<Vec<LeafDraft>> {
+        self.validate()?;
+        let ts_ms = self.modified_ms.unwrap_or(now_ms);
         let title = self.title.trim().to_string();
         let slices = slice_document(&self.body, cfg.chunk_tokens, cfg.chunk_overlap_tokens);
         Ok(slices
@@ -298,7 +309,7 @@ impl Document {
                     participants: Vec::new(),
                     tags: Vec::new(),
                     source_ref: self.source_ref.clone(),
-                    ts_ms: self.modified_ms,
+                    ts_ms,
                     split: false,
                     structured: Vec::new(),
                     title: (!title.is_empty()).then(|| title.clone()),

@@ -115,7 +115,7 @@ impl Memory {
         let source = doc.source_id.clone();
         let provider = doc.provider.clone();
         let title = doc.title.clone();
-        let drafts = doc.into_drafts(&self.view.opts.config)?;
+        let drafts = doc.into_drafts(&self.view.opts.config, self.view.now_ms())?;
         let report = self.write(|b| {
             b.drop_source(&source)?;
             crate::crash::point("replace_dropped");

@@ -1,49 +1,96 @@
-//! Typed access to one mode's JSON arguments, driven by the field table: type checks, the
-//! defaults and caps, and error messages that name the mode and the field.
+//! One call's JSON arguments, checked against its tool's field table: the object, the mode
+//! key, unknown and missing fields, then typed access to each value with the table's defaults
+//! and caps, and error messages that name the tool, the mode and the field.
 
-use super::spec::{FieldSpec, ModeSpec, Ty};
+use super::spec::{Checks, FieldSpec, ToolSpec, Ty};
 use crate::error::{Error, Result};
+use crate::text::clip;
 use serde_json::{Map, Value};
 
-/// The arguments of one call.
+/// At most this many characters of caller text are echoed in an error.
+pub const ECHO: usize = 64;
+
+/// Parse one call of `tool`: the input must be an object naming a known mode (or op); its
+/// keys are checked as `tool.checks` says, then the mode's row builds the request.
+pub fn parse<R>(tool: &ToolSpec<R>, v: &Value) -> Result<R> {
+    let t = tool.name;
+    let invalid = |what: String| Error::InvalidRequest { message: format!("{t}: {what}") };
+    let Value::Object(obj) = v else {
+        return Err(invalid(format!("the input must be a JSON object, got {}", kind(v))));
+    };
+    let sel = tool.selector;
+    if tool.checks == Checks::Shared {
+        for k in obj.keys() {
+            if k != sel && !tool.modes.iter().any(|m| m.fields.iter().any(|f| f.name == k)) {
+                return Err(invalid(format!("unknown field `{}`", clip(k, ECHO))));
+            }
+        }
+    }
+    let mode = match (obj.get(sel), tool.default) {
+        (Some(Value::String(s)), _) => s.as_str(),
+        (None | Some(Value::Null), Some(d)) => d,
+        (Some(v), Some(_)) => return Err(invalid(format!("`{sel}` must be a string, got {}", kind(v)))),
+        (_, None) => return Err(invalid(format!("`{sel}` is required"))),
+    };
+    let Some(spec) = tool.find(mode) else {
+        return Err(invalid(format!("unknown {sel} `{}`. Valid: {}", clip(mode, ECHO), tool.names.join(", "))));
+    };
+    let a = Args { tool: t, mode: (tool.checks == Checks::PerMode).then_some(mode), fields: spec.fields, obj };
+    if tool.checks == Checks::PerMode {
+        a.check_keys(sel)?;
+    }
+    (spec.parse)(&a)
+}
+
+/// Add the tool and the mode to an [`Error::InvalidArgument`] from below the tool (the write
+/// path names only the field): the one place besides [`Args::err`] that says which mode.
+pub fn in_mode(e: Error, tool: &str, mode: &str) -> Error {
+    match e {
+        Error::InvalidArgument { field, reason } => {
+            Error::InvalidArgument { field: format!("{tool}: {mode}: {field}"), reason }
+        }
+        other => other,
+    }
+}
+
+/// The arguments of one call, for its mode's row.
 pub struct Args<'a> {
     tool: &'static str,
-    spec: &'static ModeSpec,
-    mode: &'a str,
+    /// The mode as the caller spelled it, when errors name it.
+    mode: Option<&'a str>,
+    fields: &'static [FieldSpec],
     obj: &'a Map<String, Value>,
 }
 
 impl<'a> Args<'a> {
-    /// Check that every key is known to the mode (`mode` itself aside) and every required
+    /// Check that every key is a field of the mode (the mode key aside) and every required
     /// field is present.
-    pub fn new(
-        tool: &'static str,
-        spec: &'static ModeSpec,
-        mode: &'a str,
-        obj: &'a Map<String, Value>,
-    ) -> Result<Self> {
-        let a = Args { tool, spec, mode, obj };
-        for k in obj.keys() {
-            if k != "mode" && !spec.fields.iter().any(|f| f.name == k) {
-                let known: Vec<&str> = spec.fields.iter().map(|f| f.name).collect();
-                return Err(a.err(&format!("unknown field `{}` (fields: {})", truncate(k), known.join(", "))));
+    fn check_keys(&self, selector: &str) -> Result<()> {
+        for k in self.obj.keys() {
+            if k != selector && !self.fields.iter().any(|f| f.name == k) {
+                let known: Vec<&str> = self.fields.iter().map(|f| f.name).collect();
+                return Err(self.err(&format!("unknown field `{}` (fields: {})", clip(k, ECHO), known.join(", "))));
             }
         }
-        for f in spec.fields.iter().filter(|f| f.required) {
-            if obj.get(f.name).is_none_or(Value::is_null) {
-                return Err(a.err(&format!("`{}` is required", f.name)));
+        for f in self.fields.iter().filter(|f| f.required) {
+            if self.obj.get(f.name).is_none_or(Value::is_null) {
+                return Err(self.err(&format!("`{}` is required", f.name)));
             }
         }
-        Ok(a)
+        Ok(())
     }
 
-    /// An error naming the tool and mode.
+    /// An error naming the tool (and the mode, for a tool whose errors name it).
     pub fn err(&self, what: &str) -> Error {
-        Error::InvalidRequest { message: format!("{}: {}: {what}", self.tool, self.mode) }
+        let message = match self.mode {
+            Some(mode) => format!("{}: {mode}: {what}", self.tool),
+            None => format!("{}: {what}", self.tool),
+        };
+        Error::InvalidRequest { message }
     }
 
     fn field(&self, name: &str) -> &'static FieldSpec {
-        self.spec.fields.iter().find(|f| f.name == name).expect("field names come from the same table")
+        self.fields.iter().find(|f| f.name == name).expect("a row reads only its own fields")
     }
 
     fn get(&self, name: &str) -> Option<&'a Value> {
@@ -63,6 +110,12 @@ impl<'a> Args<'a> {
     /// A required string.
     pub fn str(&self, name: &str) -> Result<String> {
         self.opt_str(name)?.ok_or_else(|| self.err(&format!("`{name}` is required")))
+    }
+
+    /// A required string that must not be blank; a blank one counts as missing.
+    pub fn filled(&self, name: &str) -> Result<String> {
+        debug_assert!(self.field(name).required);
+        self.opt_str(name)?.filter(|s| !s.trim().is_empty()).ok_or_else(|| self.err(&format!("`{name}` is required")))
     }
 
     /// A required string that must not be blank.
@@ -179,9 +232,4 @@ pub fn kind(v: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-/// Echo at most 64 characters of caller text in an error.
-pub fn truncate(s: &str) -> String {
-    if s.chars().count() <= 64 { s.to_string() } else { format!("{}…", s.chars().take(64).collect::<String>()) }
 }

@@ -17,18 +17,17 @@ use crate::memory::Memory;
 use crate::reader::MemoryReader;
 use crate::retrieval::{
     CoverWindowArgs, DrillDownArgs, EntityMatch, FetchLeavesArgs, QueryResponse, QuerySourceArgs, RetrievalHit, Scope,
-    SearchEntitiesArgs, WalkArgs, WalkParams, cover_window, drill_down, fetch_leaves, query_source, search_entities,
-    walk,
+    SearchEntitiesArgs, WalkArgs, cover_window, drill_down, fetch_leaves, query_source, search_entities, walk,
 };
-use crate::types::{EntityKind, SourceKind};
-use args::{Args, truncate};
 use serde::Serialize;
 use serde_json::Value;
+use spec::INGEST_DOCUMENT;
 
 /// Largest JSON input accepted by [`call_json`] (a 50 MB document plus envelope).
 pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 
-/// One `memory_tree` call, typed.
+/// One `memory_tree` call, typed: one variant per row of [`MODES`] (an alias shares its
+/// mode's variant).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     SearchEntities(SearchEntitiesArgs),
@@ -70,99 +69,11 @@ fn invalid(message: String) -> Error {
     Error::InvalidRequest { message }
 }
 
-fn source_kind(a: &Args<'_>, name: &str) -> Result<Option<SourceKind>> {
-    match a.opt_str(name)? {
-        None => Ok(None),
-        Some(s) => SourceKind::parse(s.trim())
-            .map(Some)
-            .ok_or_else(|| a.err(&format!("`{name}` must be chat, email or document, got `{}`", truncate(&s)))),
-    }
-}
-
 impl Request {
     /// Parse a tool call. Errors are the exact strings of SPEC §3 for `mode`, and name the
     /// mode and the field otherwise.
     pub fn from_json(v: &Value) -> Result<Request> {
-        let Value::Object(obj) = v else {
-            return Err(invalid(format!("memory_tree: the input must be a JSON object, got {}", args::kind(v))));
-        };
-        let Some(Value::String(mode)) = obj.get("mode") else {
-            return Err(invalid("memory_tree: `mode` is required".into()));
-        };
-        let Some(spec) = spec::mode_spec(mode) else {
-            return Err(invalid(format!(
-                "memory_tree: unknown mode `{}`. Valid: {}",
-                truncate(mode),
-                MODE_NAMES.join(", ")
-            )));
-        };
-        let a = Args::new("memory_tree", spec, mode, obj)?;
-        let limit = || a.int("limit").map(|x| x as usize);
-        Ok(match spec.mode {
-            "search_entities" => {
-                let kinds = a
-                    .str_array("kinds")?
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|k| {
-                        EntityKind::parse(k.trim().to_ascii_lowercase().as_str())
-                            .ok_or_else(|| a.err(&format!("`kinds`: unknown entity kind `{}`", truncate(k))))
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                Request::SearchEntities(SearchEntitiesArgs { query: a.str("query")?, kinds, limit: limit()? })
-            }
-            "query_source" => Request::QuerySource(QuerySourceArgs {
-                source_id: a.opt_str("source_id")?.filter(|s| !s.trim().is_empty()),
-                source_kind: source_kind(&a, "source_kind")?,
-                time_window_days: a.opt_positive("time_window_days")?,
-                query: a.opt_str("query")?,
-                limit: limit()?,
-            }),
-            "drill_down" => {
-                if a.raw_int("max_depth")? == Some(0) {
-                    return Err(a.err("`max_depth` must be at least 1, got 0"));
-                }
-                Request::DrillDown(DrillDownArgs {
-                    node_id: a.str("node_id")?,
-                    max_depth: a.int("max_depth")? as u32,
-                    query: a.opt_str("query")?,
-                    limit: limit()?,
-                })
-            }
-            "cover_window" => {
-                let since = a.raw_int("since_ms")?.ok_or_else(|| a.err("`since_ms` is required"))?;
-                let until = a.raw_int("until_ms")?.ok_or_else(|| a.err("`until_ms` is required"))?;
-                if until < since {
-                    return Err(a.err(&format!("`until_ms` ({until}) is before `since_ms` ({since})")));
-                }
-                Request::CoverWindow(CoverWindowArgs {
-                    since_ms: since,
-                    until_ms: until,
-                    source_id: a.opt_str("source_id")?.filter(|s| !s.trim().is_empty()),
-                    source_kind: source_kind(&a, "source_kind")?,
-                    limit: limit()?,
-                })
-            }
-            "fetch_leaves" => Request::FetchLeaves(FetchLeavesArgs {
-                chunk_ids: a.str_array_prefix("chunk_ids", crate::retrieval::FETCH_LEAVES_MAX)?,
-            }),
-            "ingest_document" => Request::IngestDocument(Document {
-                source_id: a.non_blank("source_id")?.trim().into(),
-                title: a.non_blank("title")?,
-                body: a.non_blank("body")?,
-                modified_ms: 0,
-                source_ref: a.opt_str("source_ref")?,
-                provider: a.opt_str("provider")?,
-            }),
-            "walk" => Request::Walk(WalkArgs {
-                query: a.non_blank("query")?,
-                limit: limit()?,
-                max_hops: a.int("max_hops")? as u32,
-                time_window_days: a.opt_positive("time_window_days")?,
-                params: WalkParams::default(),
-            }),
-            other => unreachable!("mode_spec only returns table modes, got {other}"),
-        })
+        args::parse(&spec::TREE, v)
     }
 
     /// True for the one mode that writes.
@@ -174,18 +85,10 @@ impl Request {
 /// Run a typed request. `scope` is the host's gate (SPEC §1), applied by every read mode.
 pub fn call(mem: &mut Memory, req: Request, scope: &Scope) -> Result<Response> {
     Ok(match req {
-        Request::IngestDocument(mut d) => {
-            if d.modified_ms == 0 {
-                d.modified_ms = mem.now_ms();
-            }
+        Request::IngestDocument(d) => {
             let source_id = d.source_id.0.clone();
             // The write path names the field; the tool's caller also needs the mode (SPEC §3).
-            let r = mem.ingest_document(d).map_err(|e| match e {
-                Error::InvalidArgument { field, reason } if !field.starts_with("memory_tree") => {
-                    Error::InvalidArgument { field: format!("memory_tree: ingest_document: {field}"), reason }
-                }
-                other => other,
-            })?;
+            let r = mem.ingest_document(d).map_err(|e| args::in_mode(e, spec::TREE.name, INGEST_DOCUMENT))?;
             let message = if r.removed > 0 {
                 format!("replaced document `{source_id}`: {} leaves written ({} replaced)", r.leaves, r.removed)
             } else {
@@ -219,7 +122,7 @@ fn read_mode(mem: &MemoryReader, req: Request, scope: &Scope) -> Result<Response
         Request::FetchLeaves(a) => Response::Leaves(fetch_leaves(mem, &a, scope)?),
         Request::Walk(a) => Response::Query(walk(mem, &a, scope)?),
         Request::IngestDocument(_) => {
-            return Err(invalid("memory_tree: ingest_document: this handle is read-only".into()));
+            return Err(invalid(format!("{}: {INGEST_DOCUMENT}: this handle is read-only", spec::TREE.name)));
         }
     })
 }

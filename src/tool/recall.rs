@@ -1,12 +1,14 @@
 //! `memory_recall`: namespaced key–value facts (SPEC §6) — put, update, forget by key, and a
-//! scored search for exact fact lookups.
+//! scored search for exact fact lookups — with its ops' field table (the same machinery as
+//! `memory_tree`'s modes, in `spec.rs`).
 
-use super::args::{kind, truncate};
+use super::args::{self, Args, ECHO};
 use super::parse_input;
+use super::spec::{Checks, FieldSpec, ModeSpec, ToolSpec, Ty, f, int, mode_names, name_count};
 use crate::error::{Error, Result};
 use crate::memory::Memory;
 use crate::store::RecallReads;
-use crate::text::content_words;
+use crate::text::{clip, content_words};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -50,65 +52,86 @@ pub fn check_namespace(ns: &str) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(err(format!("unknown namespace `{}`: use global, background, autocomplete or skill-<id>", truncate(ns))))
+        Err(err(format!("unknown namespace `{}`: use global, background, autocomplete or skill-<id>", clip(ns, ECHO))))
     }
 }
+
+const NAMESPACE: FieldSpec = f("namespace", Ty::Str, true, "global, background, autocomplete or skill-<id>.");
+const KEY: FieldSpec = f("key", Ty::Str, true, "The fact's key (non-blank).");
+
+/// Every op, `search` (the default) first.
+pub const OPS: &[ModeSpec<RecallRequest>] = &[
+    ModeSpec {
+        mode: "search",
+        aliases: &[],
+        doc: "Facts whose key or content shares content words with `query`, best first.",
+        fields: &[
+            f(
+                "namespace",
+                Ty::Str,
+                false,
+                "Only this namespace (global, background, autocomplete or skill-<id>); every namespace when absent.",
+            ),
+            f("query", Ty::Str, false, "What to look for."),
+            int("limit", 5, 100, "Maximum matches (default 5, cap 100)."),
+        ],
+        parse: search,
+    },
+    ModeSpec {
+        mode: "put",
+        aliases: &[],
+        doc: "Store a fact, replacing the content of an existing key.",
+        fields: &[NAMESPACE, KEY, f("content", Ty::Str, true, "The fact (non-blank).")],
+        parse: put,
+    },
+    ModeSpec { mode: "forget", aliases: &[], doc: "Delete a fact by key.", fields: &[NAMESPACE, KEY], parse: forget },
+    ModeSpec { mode: "list", aliases: &[], doc: "Every fact of a namespace.", fields: &[NAMESPACE], parse: list },
+];
+
+/// The `memory_recall` tool.
+pub static RECALL: ToolSpec<RecallRequest> = ToolSpec {
+    name: "memory_recall",
+    doc: "Namespaced key-value facts and preferences (\"does the user prefer dark mode?\"): search, put, forget, list.",
+    selector: "op",
+    default: Some("search"),
+    checks: Checks::Shared,
+    modes: OPS,
+    names: &mode_names::<RecallRequest, { name_count(OPS) }>(OPS),
+};
 
 impl RecallRequest {
     /// Parse `{op, namespace, key, content, query, limit}`.
     pub fn from_json(v: &Value) -> Result<RecallRequest> {
-        let Value::Object(o) = v else { return Err(err(format!("the input must be a JSON object, got {}", kind(v)))) };
-        for k in o.keys() {
-            if !["op", "namespace", "key", "content", "query", "limit"].contains(&k.as_str()) {
-                return Err(err(format!("unknown field `{}`", truncate(k))));
-            }
-        }
-        let s = |name: &str| -> Result<Option<String>> {
-            match o.get(name) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(v) => Err(err(format!("`{name}` must be a string, got {}", kind(v)))),
-            }
-        };
-        let need = |name: &str| -> Result<String> {
-            s(name)?.filter(|x| !x.trim().is_empty()).ok_or_else(|| err(format!("`{name}` is required")))
-        };
-        let op = s("op")?.unwrap_or_else(|| "search".into());
-        Ok(match op.as_str() {
-            "search" => {
-                let limit = match o.get("limit") {
-                    None | Some(Value::Null) => 5,
-                    Some(Value::Number(n)) => match n.as_f64() {
-                        Some(x) if x <= 0.0 => 5,
-                        Some(x) => (x as usize).min(100),
-                        None => 5,
-                    },
-                    Some(v) => return Err(err(format!("`limit` must be an integer, got {}", kind(v)))),
-                };
-                let namespace = s("namespace")?;
-                if let Some(ns) = &namespace {
-                    check_namespace(ns)?;
-                }
-                RecallRequest::Search { namespace, query: s("query")?.unwrap_or_default(), limit }
-            }
-            "put" => {
-                let namespace = need("namespace")?;
-                check_namespace(&namespace)?;
-                RecallRequest::Put { namespace, key: need("key")?, content: need("content")? }
-            }
-            "forget" => {
-                let namespace = need("namespace")?;
-                check_namespace(&namespace)?;
-                RecallRequest::Forget { namespace, key: need("key")? }
-            }
-            "list" => {
-                let namespace = need("namespace")?;
-                check_namespace(&namespace)?;
-                RecallRequest::List { namespace }
-            }
-            other => return Err(err(format!("unknown op `{}`. Valid: search, put, forget, list", truncate(other)))),
-        })
+        args::parse(&RECALL, v)
     }
+}
+
+/// A namespace to write or list: present, non-blank and well-formed.
+fn namespace(a: &Args<'_>) -> Result<String> {
+    let ns = a.filled("namespace")?;
+    check_namespace(&ns)?;
+    Ok(ns)
+}
+
+fn search(a: &Args<'_>) -> Result<RecallRequest> {
+    let limit = a.int("limit")? as usize;
+    let namespace = a.opt_str("namespace")?;
+    if let Some(ns) = &namespace {
+        check_namespace(ns)?;
+    }
+    Ok(RecallRequest::Search { namespace, query: a.opt_str("query")?.unwrap_or_default(), limit })
+}
+
+fn put(a: &Args<'_>) -> Result<RecallRequest> {
+    Ok(RecallRequest::Put { namespace: namespace(a)?, key: a.filled("key")?, content: a.filled("content")? })
+}
+
+fn forget(a: &Args<'_>) -> Result<RecallRequest> {
+    Ok(RecallRequest::Forget { namespace: namespace(a)?, key: a.filled("key")? })
+}
+
+fn list(a: &Args<'_>) -> Result<RecallRequest> {
+    Ok(RecallRequest::List { namespace: namespace(a)? })
 }
 
 /// Run one `memory_recall` operation. Search scores each fact by the IDF-weighted overlap of
@@ -190,4 +213,52 @@ pub fn memory_recall(mem: &mut Memory, req: RecallRequest) -> Result<Value> {
 pub fn memory_recall_json(mem: &mut Memory, input: &str) -> Result<Value> {
     let v = parse_input("memory_recall", input)?;
     memory_recall(mem, RecallRequest::from_json(&v)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A call of `op` with every field of its row filled in.
+    fn full(op: &ModeSpec<RecallRequest>) -> serde_json::Map<String, Value> {
+        let mut o = serde_json::Map::new();
+        o.insert("op".into(), json!(op.mode));
+        for f in op.fields {
+            let v = match (f.name, f.ty) {
+                ("namespace", _) => json!("global"),
+                (_, Ty::Int) => json!(3),
+                _ => json!("x"),
+            };
+            o.insert(f.name.into(), v);
+        }
+        o
+    }
+
+    #[test]
+    fn the_table_says_what_each_op_requires() {
+        assert_eq!(RECALL.names, ["search", "put", "forget", "list"]);
+        for op in OPS {
+            assert!(RecallRequest::from_json(&Value::Object(full(op))).is_ok(), "{}", op.mode);
+            for f in op.fields.iter().filter(|f| f.required) {
+                for missing in [None, Some(json!(null)), Some(json!("  "))] {
+                    let mut o = full(op);
+                    match missing {
+                        None => o.remove(f.name),
+                        Some(v) => o.insert(f.name.into(), v),
+                    };
+                    let e = RecallRequest::from_json(&Value::Object(o)).unwrap_err();
+                    assert_eq!(e.to_string(), format!("memory_recall: `{}` is required", f.name), "{}", op.mode);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn keys_of_another_op_are_ignored_not_refused() {
+        let v = json!({"op": "list", "namespace": "global", "limit": "many", "query": 5});
+        assert_eq!(RecallRequest::from_json(&v).unwrap(), RecallRequest::List { namespace: "global".into() });
+        let e = RecallRequest::from_json(&json!({"op": "list", "namespace": "global", "nope": 1})).unwrap_err();
+        assert_eq!(e.to_string(), "memory_recall: unknown field `nope`");
+    }
 }

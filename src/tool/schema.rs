@@ -1,19 +1,34 @@
 //! The published JSON Schemas of the tools (for LLM function calling), generated from the
-//! same field table the parser uses.
+//! same field tables the parser uses.
 
-use super::spec::{MODE_NAMES, MODES, Ty};
+use super::recall::RECALL;
+use super::spec::{TREE, ToolSpec, Ty};
 use serde_json::{Map, Value, json};
 
 /// The `memory_tree` tool definition: name, description and `input_schema` (JSON Schema
 /// draft 2020-12). Properties are the union of every mode's fields; each says which modes
 /// use it, with the default and cap.
 pub fn memory_tree_schema() -> Value {
+    tool_schema(&TREE)
+}
+
+/// The `memory_recall` tool definition, in the same form (`op` for `mode`).
+pub fn memory_recall_schema() -> Value {
+    tool_schema(&RECALL)
+}
+
+fn tool_schema<R>(tool: &ToolSpec<R>) -> Value {
+    let sel = tool.selector;
+    let mut lines: Vec<String> = tool.modes.iter().map(|m| format!("{}: {}", m.mode, m.doc)).collect();
+    for m in tool.modes {
+        lines.extend(m.aliases.iter().map(|a| format!("{a}: alias of {}.", m.mode)));
+    }
+    if let Some(d) = tool.default {
+        lines.push(format!("Default: {d}."));
+    }
     let mut props = Map::new();
-    props.insert(
-        "mode".into(),
-        json!({"type": "string", "enum": MODE_NAMES, "description": MODES.iter().map(|m| format!("{}: {}", m.mode, m.doc)).chain(std::iter::once("smart_walk: alias of walk.".to_string())).collect::<Vec<_>>().join("\n")}),
-    );
-    for m in MODES {
+    props.insert(sel.into(), json!({"type": "string", "enum": tool.names, "description": lines.join("\n")}));
+    for m in tool.modes {
         for f in m.fields {
             let entry = props.entry(f.name.to_string()).or_insert_with(|| {
                 let mut p = json!({"type": f.ty.json_type(), "description": ""});
@@ -36,51 +51,39 @@ pub fn memory_tree_schema() -> Value {
             }
         }
     }
-    let per_mode: Vec<Value> = MODES
+    let per_mode: Vec<Value> = tool
+        .modes
         .iter()
         .map(|m| {
-            json!({
-                "mode": m.mode,
-                "required": m.fields.iter().filter(|f| f.required).map(|f| f.name).collect::<Vec<_>>(),
-                "fields": m.fields.iter().map(|f| json!({
-                    "name": f.name, "type": f.ty.json_type(), "required": f.required,
-                    "default": f.default, "cap": f.cap, "min": f.min,
-                })).collect::<Vec<_>>(),
-            })
+            let mut e = Map::new();
+            e.insert(sel.into(), json!(m.mode));
+            e.insert(
+                "required".into(),
+                json!(m.fields.iter().filter(|f| f.required).map(|f| f.name).collect::<Vec<_>>()),
+            );
+            e.insert(
+                "fields".into(),
+                m.fields
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "name": f.name, "type": f.ty.json_type(), "required": f.required,
+                            "default": f.default, "cap": f.cap, "min": f.min,
+                        })
+                    })
+                    .collect(),
+            );
+            Value::Object(e)
         })
         .collect();
-    json!({
-        "name": "memory_tree",
-        "description": "Deterministic retrieval over the user's long-term memory (chat, e-mail, documents): pick a `mode`. No language model runs behind it; answers come in milliseconds.",
-        "input_schema": {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "type": "object",
-            "properties": props,
-            "required": ["mode"],
-            "additionalProperties": false,
-            "x-modes": per_mode,
-        }
-    })
-}
-
-/// The `memory_recall` tool definition.
-pub fn memory_recall_schema() -> Value {
-    json!({
-        "name": "memory_recall",
-        "description": "Namespaced key-value facts and preferences (\"does the user prefer dark mode?\"): search, put, forget, list.",
-        "input_schema": {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "type": "object",
-            "properties": {
-                "op": {"type": "string", "enum": ["search", "put", "forget", "list"], "description": "What to do (default search)."},
-                "namespace": {"type": "string", "description": "global, background, autocomplete or skill-<id>. Required for put/forget/list; search looks in every namespace when absent."},
-                "key": {"type": "string", "description": "The fact's key (put, forget)."},
-                "content": {"type": "string", "description": "The fact (put)."},
-                "query": {"type": "string", "description": "What to look for (search)."},
-                "limit": {"type": "integer", "description": "Maximum matches (default 5, cap 100)."}
-            },
-            "required": [],
-            "additionalProperties": false
-        }
-    })
+    let required: Vec<&str> = if tool.default.is_none() { vec![sel] } else { Vec::new() };
+    let mut input = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": false,
+    });
+    input[format!("x-{sel}s")] = Value::Array(per_mode);
+    json!({"name": tool.name, "description": tool.doc, "input_schema": input})
 }

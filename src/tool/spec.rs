@@ -1,6 +1,18 @@
-//! The field table of every `memory_tree` mode: names, JSON types, defaults, caps and docs.
-//! One table drives both the argument parser (`args.rs`) and the published JSON Schema
-//! (`schema.rs`), so the two cannot drift apart.
+//! The field tables of the tools. Each mode of `memory_tree` (and, in `recall.rs`, each op of
+//! `memory_recall`) is one [`ModeSpec`] row carrying its names, docs, fields and the function
+//! that builds its request; the argument checks (`args.rs`), the list of valid names and the
+//! published JSON Schema (`schema.rs`) are all read off the rows, so they cannot drift apart.
+
+use super::Request;
+use super::args::{Args, ECHO};
+use crate::error::Result;
+use crate::ingest::Document;
+use crate::retrieval::{
+    CoverWindowArgs, DrillDownArgs, FETCH_LEAVES_MAX, FetchLeavesArgs, QuerySourceArgs, SearchEntitiesArgs, WalkArgs,
+    WalkParams,
+};
+use crate::text::clip;
+use crate::types::{EntityKind, SourceKind};
 
 /// JSON type of a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,26 +54,112 @@ pub struct FieldSpec {
     pub doc: &'static str,
 }
 
-/// One mode.
-#[derive(Debug, Clone, Copy)]
-pub struct ModeSpec {
+/// One mode (or op) of a tool, whose calls become an `R`.
+#[derive(Debug)]
+pub struct ModeSpec<R: 'static = Request> {
     pub mode: &'static str,
+    /// Other names accepted for it (`smart_walk` for `walk`); listed after every mode.
+    pub aliases: &'static [&'static str],
     pub doc: &'static str,
     pub fields: &'static [FieldSpec],
+    /// Build the request from arguments whose keys (and, for `memory_tree`, required fields)
+    /// are already checked; values are read, and refused, through [`Args`].
+    pub parse: fn(&Args<'_>) -> Result<R>,
 }
 
-const fn f(name: &'static str, ty: Ty, required: bool, doc: &'static str) -> FieldSpec {
+// By hand: a derive would ask `R: Copy` although only a function pointer holds an `R`.
+impl<R> Clone for ModeSpec<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<R> Copy for ModeSpec<R> {}
+
+/// How a tool checks the keys of a call before its row reads the values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checks {
+    /// `memory_tree`: once the mode is known, a key outside its fields is refused (listing
+    /// them) and every required field must be present; errors name the tool and the mode.
+    PerMode,
+    /// `memory_recall`: a key outside every op's fields is refused before the op is read;
+    /// the row enforces its required fields as it reads them (a blank string counts as
+    /// missing); errors name the tool only.
+    Shared,
+}
+
+/// A tool: its name, the key that picks the mode, and one row per mode.
+#[derive(Debug)]
+pub struct ToolSpec<R: 'static> {
+    pub name: &'static str,
+    pub doc: &'static str,
+    /// The key naming the mode: `mode` (`memory_tree`), `op` (`memory_recall`).
+    pub selector: &'static str,
+    /// The mode when the selector is absent or null; `None` makes the selector required.
+    pub default: Option<&'static str>,
+    pub checks: Checks,
+    pub modes: &'static [ModeSpec<R>],
+    /// Every accepted name: the modes in table order, then the aliases (see [`mode_names`]).
+    pub names: &'static [&'static str],
+}
+
+impl<R> ToolSpec<R> {
+    /// The row of a mode name or alias.
+    pub fn find(&self, name: &str) -> Option<&'static ModeSpec<R>> {
+        self.modes.iter().find(|m| m.mode == name || m.aliases.contains(&name))
+    }
+}
+
+/// How many names [`mode_names`] lists for `modes`.
+pub const fn name_count<R>(modes: &[ModeSpec<R>]) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < modes.len() {
+        n += 1 + modes[i].aliases.len();
+        i += 1;
+    }
+    n
+}
+
+/// Every name of `modes` (`N` from [`name_count`]): the modes in table order, then every
+/// alias. A `const fn` so that the public [`MODE_NAMES`] stays a plain slice.
+pub const fn mode_names<R, const N: usize>(modes: &[ModeSpec<R>]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut i, mut k) = (0, 0);
+    while i < modes.len() {
+        out[k] = modes[i].mode;
+        k += 1;
+        i += 1;
+    }
+    i = 0;
+    while i < modes.len() {
+        let mut j = 0;
+        while j < modes[i].aliases.len() {
+            out[k] = modes[i].aliases[j];
+            k += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(k == N, "N must be name_count(modes)");
+    out
+}
+
+pub(super) const fn f(name: &'static str, ty: Ty, required: bool, doc: &'static str) -> FieldSpec {
     FieldSpec { name, ty, required, default: None, cap: None, min: None, doc }
 }
 
-const fn int(name: &'static str, default: i64, cap: i64, doc: &'static str) -> FieldSpec {
+pub(super) const fn int(name: &'static str, default: i64, cap: i64, doc: &'static str) -> FieldSpec {
     FieldSpec { name, ty: Ty::Int, required: false, default: Some(default), cap: Some(cap), min: None, doc }
 }
 
-/// Every mode, in SPEC order. `smart_walk` is an alias of `walk` and shares its table.
+/// The one mode that writes (named again by the dispatcher's messages).
+pub const INGEST_DOCUMENT: &str = "ingest_document";
+
+/// Every mode, in SPEC order.
 pub const MODES: &[ModeSpec] = &[
     ModeSpec {
         mode: "search_entities",
+        aliases: &[],
+        parse: search_entities,
         doc: "Find entities (people, organisations, e-mails, handles, hashtags, topics…) whose id or surface contains `query`, case-insensitively; most-mentioned first, then most recent.",
         fields: &[
             f("query", Ty::Str, true, "Substring to look for; `%`, `_` and `\\` are literal. Blank returns []."),
@@ -76,6 +174,8 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: "query_source",
+        aliases: &[],
+        parse: query_source,
         doc: "Summaries (and not-yet-summarised newest leaves) of one source or one kind of source, newest first, or reranked by similarity to `query`.",
         fields: &[
             f("source_id", Ty::Str, false, "Exact source, e.g. `slack:#eng`, `gmail:thread-8812`."),
@@ -92,6 +192,8 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: "drill_down",
+        aliases: &[],
+        parse: drill_down,
         doc: "Open a summary: its descendants breadth first, depth by depth; optionally reranked by `query` before truncation. A leaf or unknown id gives no hits.",
         fields: &[
             f("node_id", Ty::Str, true, "The summary to open."),
@@ -110,6 +212,8 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: "cover_window",
+        aliases: &[],
+        parse: cover_window,
         doc: "The minimal set of nodes covering a time window: the topmost summaries lying wholly inside it plus in-window leaves no such summary covers; ordered by time.",
         fields: &[
             FieldSpec {
@@ -137,11 +241,15 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: "fetch_leaves",
+        aliases: &[],
+        parse: fetch_leaves,
         doc: "Full text and source_ref of leaves by id, in input order; unknown ids are skipped.",
         fields: &[f("chunk_ids", Ty::StrArray, true, "Leaf ids; only the first 20 are used.")],
     },
     ModeSpec {
-        mode: "ingest_document",
+        mode: INGEST_DOCUMENT,
+        aliases: &[],
+        parse: ingest_document,
         doc: "Store a document (note, page, file), replacing any earlier version with the same source_id atomically.",
         fields: &[
             f("title", Ty::Str, true, "Title (non-blank)."),
@@ -153,6 +261,8 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: "walk",
+        aliases: &["smart_walk"],
+        parse: walk,
         doc: "Answer a natural-language question with ranked evidence leaves, deterministically (no language model): query entities route between global search and a local intersection of entity posting lists.",
         fields: &[
             f("query", Ty::Str, true, "The question (non-blank)."),
@@ -169,19 +279,147 @@ pub const MODES: &[ModeSpec] = &[
 ];
 
 /// Every accepted mode string, in SPEC order (walk's alias last).
-pub const MODE_NAMES: &[&str] = &[
-    "search_entities",
-    "query_source",
-    "drill_down",
-    "cover_window",
-    "fetch_leaves",
-    "ingest_document",
-    "walk",
-    "smart_walk",
-];
+pub const MODE_NAMES: &[&str] = &mode_names::<Request, { name_count(MODES) }>(MODES);
 
-/// The table of a mode (the alias resolves to `walk`).
-pub fn mode_spec(mode: &str) -> Option<&'static ModeSpec> {
-    let mode = if mode == "smart_walk" { "walk" } else { mode };
-    MODES.iter().find(|m| m.mode == mode)
+/// The `memory_tree` tool.
+pub static TREE: ToolSpec<Request> = ToolSpec {
+    name: "memory_tree",
+    doc: "Deterministic retrieval over the user's long-term memory (chat, e-mail, documents): pick a `mode`. No language model runs behind it; answers come in milliseconds.",
+    selector: "mode",
+    default: None,
+    checks: Checks::PerMode,
+    modes: MODES,
+    names: MODE_NAMES,
+};
+
+// ---- the rows' parse functions, in table order ----------------------------------------------
+
+fn limit(a: &Args<'_>) -> Result<usize> {
+    a.int("limit").map(|x| x as usize)
+}
+
+/// A non-blank source id, trimmed (a blank one means "any source").
+fn source_id(a: &Args<'_>) -> Result<Option<String>> {
+    Ok(a.opt_str("source_id")?.filter(|s| !s.trim().is_empty()))
+}
+
+fn source_kind(a: &Args<'_>) -> Result<Option<SourceKind>> {
+    match a.opt_str("source_kind")? {
+        None => Ok(None),
+        Some(s) => SourceKind::parse(s.trim())
+            .map(Some)
+            .ok_or_else(|| a.err(&format!("`source_kind` must be chat, email or document, got `{}`", clip(&s, ECHO)))),
+    }
+}
+
+fn search_entities(a: &Args<'_>) -> Result<Request> {
+    let kinds = a
+        .str_array("kinds")?
+        .unwrap_or_default()
+        .iter()
+        .map(|k| {
+            EntityKind::parse(k.trim().to_ascii_lowercase().as_str())
+                .ok_or_else(|| a.err(&format!("`kinds`: unknown entity kind `{}`", clip(k, ECHO))))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Request::SearchEntities(SearchEntitiesArgs { query: a.str("query")?, kinds, limit: limit(a)? }))
+}
+
+fn query_source(a: &Args<'_>) -> Result<Request> {
+    Ok(Request::QuerySource(QuerySourceArgs {
+        source_id: source_id(a)?,
+        source_kind: source_kind(a)?,
+        time_window_days: a.opt_positive("time_window_days")?,
+        query: a.opt_str("query")?,
+        limit: limit(a)?,
+    }))
+}
+
+fn drill_down(a: &Args<'_>) -> Result<Request> {
+    // 0 means "the default" for every other integer (SPEC), but a depth of 0 is a mistake.
+    if a.raw_int("max_depth")? == Some(0) {
+        return Err(a.err("`max_depth` must be at least 1, got 0"));
+    }
+    Ok(Request::DrillDown(DrillDownArgs {
+        node_id: a.str("node_id")?,
+        max_depth: a.int("max_depth")? as u32,
+        query: a.opt_str("query")?,
+        limit: limit(a)?,
+    }))
+}
+
+fn cover_window(a: &Args<'_>) -> Result<Request> {
+    let since = a.raw_int("since_ms")?.ok_or_else(|| a.err("`since_ms` is required"))?;
+    let until = a.raw_int("until_ms")?.ok_or_else(|| a.err("`until_ms` is required"))?;
+    if until < since {
+        return Err(a.err(&format!("`until_ms` ({until}) is before `since_ms` ({since})")));
+    }
+    Ok(Request::CoverWindow(CoverWindowArgs {
+        since_ms: since,
+        until_ms: until,
+        source_id: source_id(a)?,
+        source_kind: source_kind(a)?,
+        limit: limit(a)?,
+    }))
+}
+
+fn fetch_leaves(a: &Args<'_>) -> Result<Request> {
+    Ok(Request::FetchLeaves(FetchLeavesArgs { chunk_ids: a.str_array_prefix("chunk_ids", FETCH_LEAVES_MAX)? }))
+}
+
+fn ingest_document(a: &Args<'_>) -> Result<Request> {
+    // The write path checks the rest (a source id's length, NUL) and names the field; the
+    // dispatcher adds the mode (`tool::call`).
+    Ok(Request::IngestDocument(Document {
+        source_id: a.non_blank("source_id")?.trim().into(),
+        title: a.non_blank("title")?,
+        body: a.non_blank("body")?,
+        modified_ms: None,
+        source_ref: a.opt_str("source_ref")?,
+        provider: a.opt_str("provider")?,
+    }))
+}
+
+fn walk(a: &Args<'_>) -> Result<Request> {
+    Ok(Request::Walk(WalkArgs {
+        query: a.non_blank("query")?,
+        limit: limit(a)?,
+        max_hops: a.int("max_hops")? as u32,
+        time_window_days: a.opt_positive("time_window_days")?,
+        params: WalkParams::default(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_from_the_rows() {
+        let want = [
+            "search_entities",
+            "query_source",
+            "drill_down",
+            "cover_window",
+            "fetch_leaves",
+            "ingest_document",
+            "walk",
+            "smart_walk",
+        ];
+        assert_eq!(MODE_NAMES, want);
+        assert_eq!(TREE.find("smart_walk").map(|m| m.mode), Some("walk"));
+        assert!(TREE.find("WALK").is_none());
+    }
+
+    #[test]
+    fn every_row_has_distinct_fields_and_integer_rules_only_on_integers() {
+        for m in MODES {
+            for (i, f) in m.fields.iter().enumerate() {
+                assert!(m.fields[..i].iter().all(|g| g.name != f.name), "{}.{} twice", m.mode, f.name);
+                if f.default.is_some() || f.cap.is_some() || f.min.is_some() {
+                    assert_eq!(f.ty, Ty::Int, "{}.{}", m.mode, f.name);
+                }
+            }
+        }
+    }
 }

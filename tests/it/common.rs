@@ -86,7 +86,7 @@ pub fn ingest_corpus(mem: &mut Memory, chats: &[ChatLine]) {
         source_id: "doc:notes/roadmap.md".into(),
         title: "Roadmap".into(),
         body: "Q3 goals: ship Phoenix, migrate billing, hire two engineers.".into(),
-        modified_ms: T0 + 3 * HOUR,
+        modified_ms: Some(T0 + 3 * HOUR),
         source_ref: Some("notes/roadmap.md".into()),
         provider: Some("markdown".into()),
     })

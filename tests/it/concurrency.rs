@@ -33,7 +33,7 @@ fn plan(v: u32) -> Document {
                 format!("Section {i} of the osprey plan, edition v{v}. Budget review with Kestrel Labs follows.\n\n")
             })
             .collect(),
-        modified_ms: T0 + i64::from(v) * HOUR,
+        modified_ms: Some(T0 + i64::from(v) * HOUR),
         source_ref: Some("notes/plan.md".into()),
         provider: None,
     }
@@ -62,7 +62,7 @@ fn check_snapshot(r: &MemoryReader) -> Result<Option<u32>, String> {
     let [Some(v)] = eds.iter().copied().collect::<Vec<_>>()[..] else {
         return Err(format!("one snapshot shows editions {eds:?}"));
     };
-    let chunks = memtree::Document::into_drafts(plan(v), &config()).map_err(|e| e.to_string())?.len();
+    let chunks = memtree::Document::into_drafts(plan(v), &config(), T0).map_err(|e| e.to_string())?.len();
     if leaves.len() != chunks {
         return Err(format!("edition {v}: {} leaves visible, the edition has {chunks}", leaves.len()));
     }

@@ -29,7 +29,7 @@ fn fixture() -> (Fixture, Memory) {
         source_id: "doc:hr/reviews.md".into(),
         title: "Reviews".into(),
         body: format!("{SECRET} review notes about Phoenix and Ada."),
-        modified_ms: T0 + HOUR,
+        modified_ms: Some(T0 + HOUR),
         source_ref: None,
         provider: None,
     })

@@ -310,6 +310,31 @@ fn memory_recall_put_search_forget() {
     assert!(!mem.open_report().index_rebuilt);
 }
 
+#[test]
+fn memory_recall_limit_is_an_integer_as_in_memory_tree() {
+    let (_fx, mut mem) = fixture();
+    for i in 0..4 {
+        let put = json!({"op": "put", "namespace": "global", "key": format!("k{i}"), "content": "dark mode"});
+        memory_recall_json(&mut mem, &put.to_string()).unwrap();
+    }
+    // The one rule of both tools: a fractional number is refused, an integral float is
+    // that integer, 0 or less is the default.
+    let e = memory_recall_json(&mut mem, r#"{"query":"dark mode","limit":2.7}"#).unwrap_err();
+    assert_eq!(e.to_string(), "memory_recall: `limit` must be an integer, got 2.7");
+    let e = call_json(&mut mem, r#"{"mode":"walk","query":"dark mode","limit":2.7}"#, &Scope::all()).unwrap_err();
+    assert_eq!(e.to_string(), "memory_tree: walk: `limit` must be an integer, got 2.7");
+    let n = |mem: &mut Memory, limit: &str| {
+        let q = format!(r#"{{"query":"dark mode","limit":{limit}}}"#);
+        memory_recall_json(mem, &q).unwrap().as_array().unwrap().len()
+    };
+    assert_eq!(n(&mut mem, "3.0"), 3);
+    assert_eq!(n(&mut mem, "2"), 2);
+    assert_eq!(n(&mut mem, "0"), 4, "0 is the default (5)");
+    assert_eq!(n(&mut mem, "1e30"), 4, "clamped to the cap");
+    let e = memory_recall_json(&mut mem, r#"{"query":"dark mode","limit":"3"}"#).unwrap_err();
+    assert_eq!(e.to_string(), "memory_recall: `limit` must be an integer, got a string");
+}
+
 // ---- cover_window against a brute-force scan ----------------------------------------------
 
 proptest! {

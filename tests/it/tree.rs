@@ -108,7 +108,7 @@ fn replacing_a_document_leaves_no_trace_of_the_old_version() {
         source_id: "doc:notes/plan.md".into(),
         title: "Plan".into(),
         body: body_v1,
-        modified_ms: T0,
+        modified_ms: Some(T0),
         source_ref: Some("notes/plan.md".into()),
         provider: Some("markdown".into()),
     };
@@ -118,8 +118,11 @@ fn replacing_a_document_leaves_no_trace_of_the_old_version() {
     let hits = |mem: &Memory, q: &str| mem.index().searcher().bm25(q, &SearchFilter::default(), 50).unwrap().1;
     assert!(hits(&mem, "zeppelin") > 0);
 
-    let v2 =
-        Document { body: "The Osprey project replaces the old plan entirely.".into(), modified_ms: T0 + HOUR, ..v1 };
+    let v2 = Document {
+        body: "The Osprey project replaces the old plan entirely.".into(),
+        modified_ms: Some(T0 + HOUR),
+        ..v1
+    };
     let r2 = mem.ingest_document(v2).unwrap();
     assert_eq!(r2.removed, r1.leaves);
     assert_eq!(r2.leaves, 1);
@@ -264,8 +267,8 @@ proptest! {
                 Op::Doc { doc, words, word } => {
                     let src = format!("doc:d{doc}.md");
                     let body = (0..*words).map(|i| format!("{}{i}", WORDS[(word + i) % WORDS.len()])).collect::<Vec<_>>().join(" ");
-                    let d = Document { source_id: src.as_str().into(), title: format!("D{doc}"), body, modified_ms: T0 + step as i64, source_ref: None, provider: None };
-                    let drafts = d.clone().into_drafts(&cfg).unwrap();
+                    let d = Document { source_id: src.as_str().into(), title: format!("D{doc}"), body, modified_ms: Some(T0 + step as i64), source_ref: None, provider: None };
+                    let drafts = d.clone().into_drafts(&cfg, T0).unwrap();
                     m.ingest_document(d).unwrap();
                     model.insert(src, drafts.into_iter().map(|x| x.content).collect());
                 }

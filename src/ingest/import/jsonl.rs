@@ -1,9 +1,10 @@
 //! `--format chat-jsonl`: one message per line, `{"source_id", "author", "ts", "text",
 //! "source_ref"?}` with `ts` as epoch ms or an RFC 3339 string.
 
-use super::{clip, read_utf8};
+use super::read_utf8;
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item};
+use crate::text::clip;
 use serde::Deserialize;
 use std::path::Path;
 

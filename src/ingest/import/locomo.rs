@@ -2,9 +2,10 @@
 //! `locomo:<sample_id>`, one leaf per turn, session date + turn order as timestamps, the
 //! speaker as author, a shared photo's caption kept in the text, `dia_id` in `source_ref`.
 
-use super::{clip, read_utf8};
+use super::read_utf8;
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item};
+use crate::text::clip;
 use serde_json::Value;
 use std::path::Path;
 

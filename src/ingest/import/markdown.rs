@@ -37,27 +37,14 @@ pub fn read_markdown_dir(dir: &Path) -> Result<Vec<Document>> {
             source_id: format!("doc:{rel}").into(),
             title,
             body,
-            modified_ms,
+            modified_ms: Some(modified_ms),
             source_ref: Some(f.to_string_lossy().into_owned()),
             provider: Some("markdown".into()),
         };
         // Validate now: the CLI ingests one note at a time, so a note that ingest refuses (a
         // source id over 1024 bytes from a deep path) must fail the import before the notes
-        // ahead of it are written. Only the metadata can fail (the body is not blank), so a
-        // stand-in body spares chunking the note twice.
-        let probe = Document {
-            source_id: doc.source_id.clone(),
-            title: String::new(),
-            body: "x".into(),
-            modified_ms: doc.modified_ms,
-            source_ref: None,
-            provider: None,
-        };
-        probe.into_drafts(&crate::Config::default()).map_err(|e| Error::ImportFormat {
-            path: f.clone(),
-            line: 0,
-            reason: e.to_string(),
-        })?;
+        // ahead of it are written.
+        doc.validate().map_err(|e| Error::ImportFormat { path: f.clone(), line: 0, reason: e.to_string() })?;
         out.push(doc);
     }
     Ok(out)

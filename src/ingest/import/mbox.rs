@@ -4,9 +4,10 @@
 //! header folding, RFC 2047 encoded words, quoted-printable and base64 bodies, the first
 //! `text/plain` part of a multipart message (else tag-stripped `text/html`).
 
-use super::{clip, read_utf8};
+use super::read_utf8;
 use crate::error::{Error, Result};
 use crate::ingest::{EmailMessage, Item};
+use crate::text::clip;
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -137,12 +137,6 @@ pub struct Progress {
     pub total: u64,
 }
 
-/// Caller text quoted in an import error, cut to `max` characters: a 10k-character field must
-/// not come back whole in the message.
-pub(crate) fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() > max { format!("{}…", s.chars().take(max).collect::<String>()) } else { s.to_string() }
-}
-
 /// Read a file as UTF-8, naming the line of the first invalid byte when it is not.
 pub fn read_utf8(path: &Path) -> Result<String> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;

@@ -3,9 +3,10 @@
 //! file per day. Each channel is one chat source `slack:#<name>`, one leaf per message, oldest
 //! first. Mentions, channel links and URLs in Slack's `<...>` markup become plain text.
 
-use super::{clip, read_utf8};
+use super::read_utf8;
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item};
+use crate::text::clip;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
