@@ -22,34 +22,67 @@
 //! assert_eq!(mem.stats().unwrap().counts.leaves, 1);
 //! ```
 
-pub mod clock;
-pub mod config;
-pub mod crash;
+#![warn(missing_docs)]
+
+// Every module is private; what a host, the CLI, the REPL, the benches and the MCP server use
+// is re-exported below, so the public surface is a list someone chose, not the module tree.
+// `tool` and `eval` stay namespaces: their names (`tool::call_json`, `eval::recall::run`)
+// read better qualified, and each exports only its own entry points.
+mod clock;
+mod config;
+mod crash;
 mod derived;
-pub mod embed;
-pub mod entities;
+mod embed;
+mod entities;
 mod error;
 pub mod eval;
-pub mod graph;
-pub mod index;
-pub mod ingest;
-pub mod mcp;
+mod graph;
+mod index;
+mod ingest;
+mod mcp;
 mod memory;
 mod options;
 mod reader;
-pub mod retrieval;
-pub mod store;
-pub mod text;
+mod retrieval;
+mod store;
+mod text;
 pub mod tool;
-pub mod tree;
-pub mod types;
+mod tree;
+mod types;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::Config;
 pub use derived::Derived;
+pub use embed::{Embedder, FastEmbedder, HashEmbedder, ModelPaths, VectorMatrix};
+pub use entities::{EntityRecord, Handle, Registry, VaultFingerprint};
 pub use error::{Error, Result};
+pub use graph::{co_occurring_entities, neighbors};
+pub use ingest::import::{Format, Parsed, Progress};
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item};
+pub use mcp::{ServeError, serve_stdio};
 pub use memory::{Memory, OpenReport};
 pub use options::{CONTENT_DIR, OpenOptions, default_store_dir};
 pub use reader::{Dense, MemoryReader, Stats};
+pub use retrieval::{
+    CoverWindowArgs, DrillDownArgs, EntityMatch, FetchLeavesArgs, QueryResponse, QuerySourceArgs, RetrievalHit, Scope,
+    SearchEntitiesArgs, WalkArgs, WalkParams, cover_window, drill_down, fetch_leaves, query_source, search_entities,
+    walk,
+};
+pub use store::{EdgeRow, StoreCounts};
+pub use tree::{ExtractiveSummariser, Summariser, SummaryChild, SummaryRequest};
 pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};
+
+/// The engine's insides, for this crate's own tests, benches and fuzz targets: the store's
+/// rows and reads, the index filters, the crash kill points, the query analysis and the file
+/// readers. Not part of the supported API; anything here may change without notice.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::crash::{CRASH_ENV, POINTS};
+    pub use crate::index::SearchFilter;
+    pub use crate::ingest::import::locomo;
+    pub use crate::ingest::import::{read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
+    pub use crate::retrieval::walk::analyse_query;
+    pub use crate::store::{
+        DB_FILE, EntityReads, EntityRow, Fts5Baseline, NodeReads, NodeRow, RecallReads, Store, VectorReads,
+    };
+}

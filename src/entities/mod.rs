@@ -7,7 +7,7 @@ mod gazetteer;
 mod mention;
 mod registry;
 
-pub use canonical::{canonical_id, normalise_surface};
+pub use canonical::canonical_id;
 pub use extract::{ExtractOptions, Extractor};
 pub use gazetteer::Gazetteer;
 pub use mention::Mention;

@@ -7,8 +7,7 @@ mod chunk;
 pub mod import;
 mod writer;
 
-pub use canonical::{ChatMessage, Document, EmailMessage, Item, LeafDraft};
-pub use chunk::{slice_document, split_oversized};
+pub use canonical::{ChatMessage, Document, EmailMessage, Item};
 pub(crate) use writer::WriteBatch;
 
 /// What one write did.

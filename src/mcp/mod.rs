@@ -9,7 +9,7 @@
 
 mod handler;
 
-pub use handler::{McpServer, TOOL_NAMES, ToolOutcome};
+pub use handler::McpServer;
 
 use crate::memory::Memory;
 use crate::retrieval::Scope;

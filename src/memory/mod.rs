@@ -29,9 +29,8 @@ pub struct OpenReport {
     pub vectors_added: usize,
 }
 
-/// An open memory store: the single writer, and (through `Deref`) its own read side.
-/// A `Memory` *is* a reader that may also write, so every read mode takes a
-/// [`MemoryReader`] and accepts a `&Memory` as well.
+/// An open memory store: the single writer, with its own read side
+/// ([`Memory::as_reader`]).
 pub struct Memory {
     view: MemoryReader,
     index: FullTextIndex,
@@ -41,14 +40,6 @@ pub struct Memory {
     /// The vault fingerprint the write-path gazetteer was built at.
     gazetteer_fp: VaultFingerprint,
     opened: OpenReport,
-}
-
-impl std::ops::Deref for Memory {
-    type Target = MemoryReader;
-
-    fn deref(&self) -> &MemoryReader {
-        &self.view
-    }
 }
 
 impl Memory {
@@ -86,6 +77,12 @@ impl Memory {
         }
         mem.opened.vectors_added = mem.load_vectors()?;
         Ok(mem)
+    }
+
+    /// This store's read side, which every read mode takes: a writer reads through its own
+    /// connection under the same snapshot rules as any reader.
+    pub fn as_reader(&self) -> &MemoryReader {
+        &self.view
     }
 
     /// What `open` repaired.

@@ -14,7 +14,7 @@ pub use batch::{BatchReads, NodeBrief};
 pub use entities::{EdgeRow, EntityReads, EntityRow};
 pub use fts5::Fts5Baseline;
 pub use nodes::{BufferStats, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
-pub use recall::{RecallReads, RecallRow};
+pub use recall::RecallReads;
 pub use stats::{StatsReads, StoreCounts};
 pub use vectors::VectorReads;
 

@@ -103,11 +103,11 @@ pub fn call(mem: &mut Memory, req: Request, scope: &Scope) -> Result<Response> {
                 message,
             })
         }
-        read => call_read(mem, read, scope)?,
+        read => call_read(mem.as_reader(), read, scope)?,
     })
 }
 
-/// Run a read-only request on a reader (or a `&Memory`), in one snapshot of the store
+/// Run a read-only request on a reader, in one snapshot of the store
 /// (an `ingest_document` request is refused).
 pub fn call_read(mem: &MemoryReader, req: Request, scope: &Scope) -> Result<Response> {
     mem.read(|m| read_mode(m, req, scope))

@@ -148,7 +148,7 @@ pub fn memory_recall(mem: &mut Memory, req: RecallRequest) -> Result<Value> {
             Ok(serde_json::json!({"status": "ok", "namespace": namespace, "key": key, "forgotten": existed}))
         }
         RecallRequest::List { namespace } => {
-            let rows = mem.store().recall_namespace(&namespace)?;
+            let rows = mem.as_reader().store().recall_namespace(&namespace)?;
             let hits: Vec<RecallHit> = rows
                 .into_iter()
                 .map(|r| RecallHit {
@@ -163,8 +163,8 @@ pub fn memory_recall(mem: &mut Memory, req: RecallRequest) -> Result<Value> {
         }
         RecallRequest::Search { namespace, query, limit } => {
             let rows = match &namespace {
-                Some(ns) => mem.store().recall_namespace(ns)?,
-                None => mem.store().recall_all()?,
+                Some(ns) => mem.as_reader().store().recall_namespace(ns)?,
+                None => mem.as_reader().store().recall_all()?,
             };
             let q: HashSet<String> = content_words(&query).collect();
             if q.is_empty() || rows.is_empty() {
