@@ -92,8 +92,9 @@ enum BenchCmd {
         /// Where to write the JSON report.
         #[arg(long)]
         out: PathBuf,
-        /// Override a walk scorer weight, e.g. `--walk window=0.5` (repeatable).
-        #[arg(long = "walk")]
+        /// Walk scorer weights: a preset (`default`, `spec_baseline`) and/or overrides by
+        /// field name, e.g. `--walk spec_baseline --walk dense=0.6,window=0.4` (repeatable).
+        #[arg(long = "walk", value_delimiter = ',')]
         walk: Vec<String>,
         /// Write one JSON line per question and system (evidence, recall, ranked turns).
         #[arg(long)]
@@ -301,10 +302,7 @@ fn run(cli: &Cli) -> Result<()> {
     if let Cmd::Bench { what: BenchCmd::Recall { corpus, k, pooled, systems, out, walk, per_question, keep_stores } } =
         &cli.cmd
     {
-        let mut wp = WalkParams::default();
-        for kv in walk {
-            wp.set(kv).map_err(anyhow::Error::msg)?;
-        }
+        let wp = WalkParams::from_cli(walk)?;
         return bench_recall(
             cli,
             &RecallRun {

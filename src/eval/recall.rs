@@ -5,8 +5,7 @@
 use crate::error::Result;
 use crate::ingest::import::locomo::{Conversation, dia_id_of};
 use crate::memory::{Memory, OpenOptions};
-use crate::retrieval::min_max;
-use crate::retrieval::{Scope, WalkArgs, WalkParams, walk};
+use crate::retrieval::{Fusion, Scope, WalkArgs, WalkParams, walk};
 use crate::store::{Fts5Baseline, NodeReads};
 use crate::types::NodeId;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -18,6 +17,13 @@ pub const CATEGORIES: [(u32, &str); 5] =
 
 /// Context budget for the budget-recall figure, in approximate tokens.
 pub const BUDGET_TOKENS: usize = 2_000;
+
+/// Hits kept per question and system, at least (the per-question `top` shows this many
+/// even when the largest cut-off is smaller).
+const MIN_TOP: usize = 50;
+
+/// The hybrid baseline fuses the BM25 top and the dense top of this many leaves each.
+const HYBRID_POOL: usize = 100;
 
 /// Systems the harness can run.
 pub const SYSTEMS: [&str; 5] = ["walk", "bm25", "dense", "hybrid", "fts5"];
@@ -93,7 +99,7 @@ pub fn run(
     cfg: &RecallConfig,
     mut progress: impl FnMut(&str),
 ) -> Result<RecallReport> {
-    let kmax = cfg.ks.iter().copied().max().unwrap_or(10).max(50);
+    let kmax = cfg.ks.iter().copied().max().unwrap_or(10).max(MIN_TOP);
     // system → category → outcomes
     let mut results: HashMap<String, Vec<(u32, Outcome)>> = HashMap::new();
     let groups: Vec<Vec<&Conversation>> =
@@ -206,30 +212,26 @@ fn rank(
             let Some(d) = mem.dense() else { return Ok(None) };
             let (emb, vectors) = (d.embedder, d.vectors());
             let qv = emb.embed(&[q])?.pop().unwrap_or_default();
-            vectors.top_k(&qv, k, |id| id.starts_with('L')).into_iter().map(|(id, _)| NodeId(id)).collect()
+            vectors.top_k(&qv, k, NodeId::is_leaf_id).into_iter().map(|(id, _)| NodeId(id)).collect()
         }
         "hybrid" => {
             let Some(d) = mem.dense() else { return Ok(None) };
             let (emb, vectors) = (d.embedder, d.vectors());
             let qv = emb.embed(&[q])?.pop().unwrap_or_default();
-            let lex: HashMap<NodeId, f64> =
-                mem.index().searcher().bm25(q, &leaves, 100)?.0.into_iter().map(|(id, s)| (id, f64::from(s))).collect();
+            let lex: HashMap<NodeId, f64> = mem
+                .index()
+                .searcher()
+                .bm25(q, &leaves, HYBRID_POOL)?
+                .0
+                .into_iter()
+                .map(|(id, s)| (id, f64::from(s)))
+                .collect();
             let den: HashMap<NodeId, f64> = vectors
-                .top_k(&qv, 100, |id| id.starts_with('L'))
+                .top_k(&qv, HYBRID_POOL, NodeId::is_leaf_id)
                 .into_iter()
                 .map(|(id, s)| (NodeId(id), f64::from(s)))
                 .collect();
-            let (l, d) = (min_max(&lex), min_max(&den));
-            let mut all: Vec<(NodeId, f64)> = l
-                .keys()
-                .chain(d.keys())
-                .collect::<HashSet<_>>()
-                .into_iter()
-                .map(|id| {
-                    (id.clone(), 0.5 * l.get(id).copied().unwrap_or(0.0) + 0.5 * d.get(id).copied().unwrap_or(0.0))
-                })
-                .collect();
-            all.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let all = Fusion::default().rank(&lex, Some(&den), lex.keys().chain(den.keys()));
             all.into_iter().take(k).map(|x| x.0).collect()
         }
         _ => return Ok(None),
