@@ -3,7 +3,7 @@
 //! and caps; time expressions; determinism.
 
 use crate::common::*;
-use memtree::retrieval::{Scope, WalkArgs, walk};
+use memtree::retrieval::{Scope, WalkArgs, WalkParams, walk};
 use memtree::tool::call_json;
 use memtree::{Config, Memory};
 use serde_json::{Value, json};
@@ -123,4 +123,30 @@ fn a_large_intersection_is_cut_to_the_candidate_count_keeping_the_words_best_mat
     // The cut keeps the intersection node the question's words match best.
     let hot = r.hits.iter().find(|h| h.content.contains("overheated")).expect("the overheated note is a hit");
     assert_eq!(hot.explain.as_ref().unwrap()["from"], "local", "{:?}", hot.explain);
+}
+
+#[test]
+fn the_spec_baseline_preset_ranks_local_hits_by_coverage_first() {
+    let (_fx, mem) = store();
+    let mut args = WalkArgs::new("what about Phoenix and Kestrel?");
+    args.limit = 100;
+    args.params = WalkParams::spec_baseline();
+    let r = walk(&mem, &args, &Scope::all()).unwrap();
+    let ex: Vec<&Value> = r.hits.iter().map(|h| h.explain.as_ref().unwrap()).collect();
+    assert_eq!(ex[0]["branch"], "local");
+    // Every intersection hit before the global fill, each scored coverage + relevance.
+    let locals = ex.iter().take_while(|e| e["from"] == "local").count();
+    assert!(locals > 0 && ex[locals..].iter().all(|e| e["from"] == "global_fill"), "{ex:?}");
+    for (h, e) in r.hits.iter().zip(&ex).take(locals) {
+        let cov = e["coverage"].as_f64().unwrap();
+        assert!(cov >= 2.0 && (h.score - cov - e["signals"]["fused"].as_f64().unwrap()).abs() < 1e-12, "{e}");
+    }
+    // The default keeps the fused order: no hit is scored above its fused relevance.
+    let r = walk(&mem, &WalkArgs { limit: 100, ..WalkArgs::new("what about Phoenix and Kestrel?") }, &Scope::all())
+        .unwrap();
+    for h in &r.hits {
+        let e = h.explain.as_ref().unwrap();
+        assert_eq!(h.score, e["signals"]["fused"].as_f64().unwrap());
+        assert_ne!(e["from"], "global_fill");
+    }
 }
