@@ -32,7 +32,7 @@ fn main() {
         }
         summaries += mem.flush().expect("flush").summaries;
         let secs = t.elapsed().as_secs_f64();
-        let st = mem.stats().expect("stats");
+        let st = mem.as_reader().stats().expect("stats");
         assert_eq!(st.counts.leaves as usize, n);
         let row = serde_json::json!({
             "messages": n, "batch": batch, "seconds": secs, "leaves_per_s": n as f64 / secs,

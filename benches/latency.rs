@@ -45,12 +45,12 @@
 
 mod synth;
 
-use memtree::embed::{Embedder, FastEmbedder, HashEmbedder, ModelPaths};
-use memtree::ingest::import::locomo;
-use memtree::retrieval::Scope;
-use memtree::retrieval::walk::analyse_query;
-use memtree::store::Fts5Baseline;
+use memtree::Scope;
+use memtree::eval::read_locomo;
+use memtree::internals::Fts5Baseline;
+use memtree::internals::analyse_query;
 use memtree::tool::{Request, call_read};
+use memtree::{Embedder, FastEmbedder, HashEmbedder, ModelPaths};
 use memtree::{Item, Memory, OpenOptions};
 use serde_json::json;
 use std::path::Path;
@@ -214,7 +214,7 @@ fn row(rows: &mut Vec<serde_json::Value>, store: &str, mode: &str, embedding: bo
 /// FTS5 p50 (µs) and the peak RSS of the memtree reads (the FTS5 database is dropped first).
 fn bench_lexical(name: &str, mem: &Memory, questions: &[String], rows: &mut Vec<serde_json::Value>) -> (f64, u64) {
     let fts_p50 = {
-        let fts = Fts5Baseline::build(mem.store()).expect("fts5");
+        let fts = Fts5Baseline::build(mem.as_reader().store()).expect("fts5");
         let p = time(questions, |q| {
             fts.search(q, 10).expect("fts5");
         });
@@ -227,16 +227,19 @@ fn bench_lexical(name: &str, mem: &Memory, questions: &[String], rows: &mut Vec<
         questions.iter().map(|q| Request::from_json(&mk(q)).expect("valid request")).collect()
     };
     // A summary to drill into and a window to cover, taken from the store itself.
-    let some_summary =
-        call_read(mem, Request::from_json(&json!({"mode": "query_source", "limit": 1})).expect("valid"), &scope)
-            .ok()
-            .and_then(|r| serde_json::to_value(r).ok())
-            .and_then(|v| v["hits"][0]["node_id"].as_str().map(String::from))
-            .unwrap_or_default();
+    let some_summary = call_read(
+        mem.as_reader(),
+        Request::from_json(&json!({"mode": "query_source", "limit": 1})).expect("valid"),
+        &scope,
+    )
+    .ok()
+    .and_then(|r| serde_json::to_value(r).ok())
+    .and_then(|v| v["hits"][0]["node_id"].as_str().map(String::from))
+    .unwrap_or_default();
     let leaf_ids: Vec<String> = {
         let v = serde_json::to_value(
             call_read(
-                mem,
+                mem.as_reader(),
                 Request::from_json(&json!({"mode": "drill_down", "node_id": some_summary})).expect("valid"),
                 &scope,
             )
@@ -266,7 +269,7 @@ fn bench_lexical(name: &str, mem: &Memory, questions: &[String], rows: &mut Vec<
     ];
     for (mode, rq) in modes {
         let p = time(&rq, |r| {
-            call_read(mem, r.clone(), &scope).expect("call");
+            call_read(mem.as_reader(), r.clone(), &scope).expect("call");
         });
         let label = if mode == "walk" { format!("walk (walk/fts5 = {:.2})", p.0 / fts_p50) } else { mode.to_string() };
         row(rows, name, mode, false, &label, p);
@@ -279,13 +282,13 @@ fn bench_lexical(name: &str, mem: &Memory, questions: &[String], rows: &mut Vec<
 fn walk_split(mem: &Memory, qm: &QueryModel, walks: &[Request]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let scope = Scope::all();
     for r in walks.iter().take(5) {
-        call_read(mem, r.clone(), &scope).expect("walk");
+        call_read(mem.as_reader(), r.clone(), &scope).expect("walk");
     }
     let (mut total, mut embed, mut rest) = (Vec::new(), Vec::new(), Vec::new());
     for r in walks {
         let e0 = qm.embed_nanos();
         let s = Instant::now();
-        call_read(mem, r.clone(), &scope).expect("walk");
+        call_read(mem.as_reader(), r.clone(), &scope).expect("walk");
         let us = s.elapsed().as_secs_f64() * 1e6;
         let e = (qm.embed_nanos() - e0) as f64 / 1e3;
         total.push(us);
@@ -307,7 +310,7 @@ fn bench_dense(
 ) {
     let scope = Scope::all();
     // What walk embeds: the question without the names of the people it asks about.
-    let dense_texts: Vec<String> = questions.iter().map(|q| analyse_query(mem, q).dense).collect();
+    let dense_texts: Vec<String> = questions.iter().map(|q| analyse_query(mem.as_reader(), q).dense).collect();
     let p = time(&dense_texts, |t| {
         qm.model.embed(&[t.as_str()]).expect("embed");
     });
@@ -334,7 +337,7 @@ fn bench_dense(
         })
         .collect();
     let p = time(&qs, |r| {
-        call_read(mem, r.clone(), &scope).expect("query_source");
+        call_read(mem.as_reader(), r.clone(), &scope).expect("query_source");
     });
     row(rows, name, "query_source", true, "query_source + query embedding", p);
 }
@@ -394,7 +397,7 @@ fn run_store(
     }
     let built_s = t.elapsed().as_secs_f64();
     let build_rss = peak_rss_mb();
-    let st = Memory::open(dir.path()).expect("open").stats().expect("stats");
+    let st = Memory::open(dir.path()).expect("open").as_reader().stats().expect("stats");
     let mut line = StoreLine {
         name: name.to_string(),
         leaves: st.counts.leaves,
@@ -434,7 +437,7 @@ fn run_store(
         let mem = Memory::open(dir.path()).expect("reopen");
         if node_model.is_some() {
             // Sizes with vectors once the vectorising writer has closed (its WAL checkpointed).
-            let st = mem.stats().expect("stats");
+            let st = mem.as_reader().stats().expect("stats");
             assert_eq!(st.counts.vectors, line.nodes, "every node has a vector");
             line.vectors_store_mb = Some(st.store_bytes as f64 / 1e6);
         }
@@ -528,7 +531,7 @@ fn main() {
     // LoCoMo: every question of the corpus (first 500), all conversations pooled into one store.
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/locomo/locomo-dev.json");
     if with_locomo && corpus.exists() {
-        let convs = locomo::read_locomo(&corpus).expect("corpus");
+        let convs = read_locomo(&corpus).expect("corpus");
         let items: Vec<Item> = convs.iter().flat_map(|c| c.items()).collect();
         let qs: Vec<String> =
             convs.iter().flat_map(|c| c.questions.iter().map(|q| q.question.clone())).take(500).collect();

@@ -9,7 +9,7 @@
 //!
 //! Prints sentences/s for each run and the median per batch size.
 
-use memtree::embed::{Embedder, FastEmbedder, ModelPaths};
+use memtree::{Embedder, FastEmbedder, ModelPaths};
 use std::time::Instant;
 
 const NAMES: &[&str] = &["Caroline", "Melanie", "Jon", "Gina", "Audrey", "Andrew", "Nate", "Joanna", "Tim", "John"];

@@ -8,9 +8,9 @@
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Parser;
-use memtree::ingest::import::{Format, Parsed};
-use memtree::retrieval::Scope;
+use memtree::Scope;
 use memtree::tool::{self, MODE_NAMES, MODES, RecallRequest, Request};
+use memtree::{Format, Parsed};
 use memtree::{Memory, OpenOptions};
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
@@ -245,7 +245,7 @@ impl Repl {
     }
 
     fn stats(&self) -> Result<()> {
-        let s = self.mem.stats()?;
+        let s = self.mem.as_reader().stats()?;
         if self.json {
             println!("{}", serde_json::to_string_pretty(&s)?);
             return Ok(());
@@ -253,7 +253,7 @@ impl Repl {
         let c = &s.counts;
         let levels: Vec<String> =
             c.summaries_per_level.iter().enumerate().map(|(i, n)| format!("L{}: {n}", i + 1)).collect();
-        println!("store      {}", self.mem.dir().display());
+        println!("store      {}", self.mem.as_reader().dir().display());
         println!("sources    {}   trees {}", c.sources, c.trees);
         println!("leaves     {}", c.leaves);
         println!("summaries  {}", if levels.is_empty() { "0".into() } else { levels.join(", ") });
@@ -602,7 +602,7 @@ fn load_demo(mem: &mut Memory) -> Result<()> {
     }
     r.absorb(&mem.write_parsed(notes, |_| {})?);
     r.absorb(&mem.flush()?);
-    let s = mem.stats()?;
+    let s = mem.as_reader().stats()?;
     eprintln!(
         "loaded the demo corpus from {}: {} sources, {} leaves, {} summaries ({} new leaves) in {:.1} s",
         dir.display(),
@@ -694,8 +694,8 @@ fn run() -> Result<()> {
     let mem = open(&args)?;
     let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(if tty { 110 } else { 140 });
     let mut repl = Repl { mem, json: false, last_ids: Vec::new(), width };
-    let history = repl.mem.dir().join("repl_history.txt");
-    let empty = repl.mem.stats()?.counts.sources == 0;
+    let history = repl.mem.as_reader().dir().join("repl_history.txt");
+    let empty = repl.mem.as_reader().stats()?.counts.sources == 0;
     let mut editor: Option<Editor<Complete, DefaultHistory>> = None;
     if tty {
         let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).build();
@@ -704,7 +704,7 @@ fn run() -> Result<()> {
         let _ = ed.load_history(&history); // none yet on a new store
         editor = Some(ed);
     }
-    eprintln!("memtree REPL · store {} · :help for commands, :quit to leave", repl.mem.dir().display());
+    eprintln!("memtree REPL · store {} · :help for commands, :quit to leave", repl.mem.as_reader().dir().display());
     if empty {
         if args.demo {
             load_demo(&mut repl.mem)?;

@@ -19,7 +19,7 @@
 //!     tags: vec![],
 //! })])
 //! .unwrap();
-//! assert_eq!(mem.stats().unwrap().counts.leaves, 1);
+//! assert_eq!(mem.as_reader().stats().unwrap().counts.leaves, 1);
 //! ```
 
 #![warn(missing_docs)]

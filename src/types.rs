@@ -64,6 +64,17 @@ impl NodeId {
             && s[1..].bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
     }
 
+    /// True when `s` names a leaf (leaf ids start with `L`, summary ids with `S`): the test
+    /// for a bare id, such as a vector's key.
+    pub fn is_leaf_id(s: &str) -> bool {
+        s.starts_with('L')
+    }
+
+    /// True when this id names a leaf.
+    pub fn is_leaf(&self) -> bool {
+        NodeId::is_leaf_id(&self.0)
+    }
+
     /// The id of a node made from `parts`, with `prefix` `L` (leaf) or `S` (summary).
     pub fn derive(prefix: char, parts: &[&[u8]]) -> NodeId {
         let mut h = blake3::Hasher::new();

@@ -1,5 +1,5 @@
 //! Crash tests: a child process runs a fixed sequence of writes and SIGKILLs itself at a
-//! kill point (`memtree::crash::POINTS`, armed by `MEMTREE_CRASH_AT=<point>:<n>`); the
+//! kill point (`memtree::internals::POINTS`, armed by `MEMTREE_CRASH_AT=<point>:<n>`); the
 //! parent then reopens the store and checks that
 //! - every call that returned before the kill is fully present and the call in flight is
 //!   either wholly present or wholly absent (the store equals the reference state after
@@ -20,8 +20,8 @@
 mod common;
 
 use common::{HOUR, MIN, T0, chat};
-use memtree::store::{EntityReads, NodeReads, RecallReads, VectorReads};
 use memtree::{Config, Document, EmailMessage, Item, ManualClock, Memory, OpenOptions, SourceId};
+use memtree::{internals::EntityReads, internals::NodeReads, internals::RecallReads, internals::VectorReads};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -44,7 +44,7 @@ fn main() {
     println!(
         "crash: {} kill runs over {} points ({} repair runs), {} failures",
         report.runs,
-        memtree::crash::POINTS.len(),
+        memtree::internals::POINTS.len(),
         report.repair_runs,
         report.failures.len()
     );
@@ -65,7 +65,7 @@ fn options(with_model: bool) -> OpenOptions {
     OpenOptions {
         config: config(),
         clock: Arc::new(ManualClock::new(T0 + 1000 * HOUR)),
-        embedder: with_model.then(|| Arc::new(memtree::embed::HashEmbedder::new(64)) as _),
+        embedder: with_model.then(|| Arc::new(memtree::HashEmbedder::new(64)) as _),
         ..OpenOptions::default()
     }
 }
@@ -159,9 +159,9 @@ struct ChildRun {
 
 fn run_child(dir: &Path, crash_at: Option<&str>, extra: &[(&str, &str)]) -> ChildRun {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.env(CHILD_ENV, dir).env_remove(memtree::crash::CRASH_ENV).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.env(CHILD_ENV, dir).env_remove(memtree::internals::CRASH_ENV).stdout(Stdio::piped()).stderr(Stdio::piped());
     if let Some(p) = crash_at {
-        cmd.env(memtree::crash::CRASH_ENV, p);
+        cmd.env(memtree::internals::CRASH_ENV, p);
     }
     for (k, v) in extra {
         cmd.env(k, v);
@@ -186,7 +186,7 @@ fn run_child(dir: &Path, crash_at: Option<&str>, extra: &[(&str, &str)]) -> Chil
 /// links, envelopes and content; entity counts; edges; recall facts; which nodes have
 /// vectors.
 fn fingerprint(mem: &Memory) -> Vec<String> {
-    let s = mem.store();
+    let s = mem.as_reader().store();
     let mut out = Vec::new();
     s.for_each_node(|n| {
         out.push(format!(
@@ -208,7 +208,7 @@ fn fingerprint(mem: &Memory) -> Vec<String> {
     // Stored vectors (an orphan of a deleted node would show here) and the in-memory
     // matrix the dense search uses.
     s.for_each_vector(MODEL, |id, v| out.push(format!("vector {id} {}", v.len()))).unwrap();
-    if let Some(d) = mem.dense() {
+    if let Some(d) = mem.as_reader().dense() {
         out.push(format!("matrix rows {}", d.vectors().len()));
     }
     out.sort();
@@ -252,7 +252,7 @@ fn verify(dir: &Path, acked: usize, refs: &[Vec<String>], what: &str) -> Result<
     };
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| common::check_invariants(&mem, &config())))
         .map_err(|_| format!("{what}: invariants broken after reopen"))?;
-    let missing = mem.store().nodes_missing_vectors(MODEL).map_err(|e| e.to_string())?;
+    let missing = mem.as_reader().store().nodes_missing_vectors(MODEL).map_err(|e| e.to_string())?;
     if !missing.is_empty() {
         return Err(format!("{what}: {} nodes without vectors after reopen", missing.len()));
     }
@@ -272,7 +272,7 @@ fn parent() -> Report {
     let refs = reference_states();
     let mut report = Report { runs: 0, repair_runs: 0, failures: Vec::new() };
     let repairs = ["rebuild_index", "open_embed"];
-    for point in memtree::crash::POINTS.iter().filter(|p| !repairs.contains(p)) {
+    for point in memtree::internals::POINTS.iter().filter(|p| !repairs.contains(p)) {
         let mut reached = 0;
         for nth in 1.. {
             let dir = tempfile::tempdir().unwrap();

@@ -6,8 +6,8 @@
 //! `harness = false` for the same reason as `tests/crash.rs`: parent and child are one
 //! binary.
 
-use memtree::retrieval::Scope;
-use memtree::store::NodeReads;
+use memtree::Scope;
+use memtree::internals::NodeReads;
 use memtree::{ChatMessage, Item, Memory, OpenOptions, SourceId, TreeId};
 use std::path::Path;
 use std::process::Command;
@@ -108,15 +108,18 @@ fn big_body(dir: &Path) {
 
 fn check_big_body(dir: &Path) -> Result<(), String> {
     let mem = Memory::open(dir).map_err(|e| e.to_string())?;
-    let nodes =
-        mem.store().tree_nodes(&TreeId::for_source(&SourceId::from("doc:huge.md"))).map_err(|e| e.to_string())?;
+    let nodes = mem
+        .as_reader()
+        .store()
+        .tree_nodes(&TreeId::for_source(&SourceId::from("doc:huge.md")))
+        .map_err(|e| e.to_string())?;
     let leaves = nodes.iter().filter(|n| n.is_leaf()).count();
     let text: usize = nodes.iter().filter(|n| n.is_leaf()).map(|n| n.content.len()).sum();
     if text < BODY_BYTES {
         return Err(format!("{leaves} leaves hold {text} bytes, less than the {BODY_BYTES}-byte body"));
     }
     let hits = memtree::tool::call_read_json(
-        &mem,
+        mem.as_reader(),
         r#"{"mode":"walk","query":"budget line 7919 Osprey","limit":5}"#,
         &Scope::all(),
     )
@@ -152,7 +155,7 @@ fn many_leaves(dir: &Path) {
 
 fn check_many_leaves(dir: &Path) -> Result<(), String> {
     let mem = Memory::open(dir).map_err(|e| e.to_string())?;
-    let stats = mem.stats().map_err(|e| e.to_string())?;
+    let stats = mem.as_reader().stats().map_err(|e| e.to_string())?;
     if stats.counts.leaves != LEAVES as u64 {
         return Err(format!("{} leaves stored, {LEAVES} sent", stats.counts.leaves));
     }

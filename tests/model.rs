@@ -5,7 +5,7 @@
 //! passes, except under `CI=true`, where CI runs the fetch script first and a missing model is
 //! a failure.
 
-use memtree::embed::{Embedder, FastEmbedder, ModelPaths};
+use memtree::{Embedder, FastEmbedder, ModelPaths};
 use std::path::PathBuf;
 
 fn model_dir() -> PathBuf {

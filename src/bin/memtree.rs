@@ -5,10 +5,11 @@ use anyhow::{Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use memtree::Format;
+use memtree::eval::read_locomo;
 use memtree::eval::recall::RecallConfig;
-use memtree::ingest::import::{Format, locomo};
-use memtree::retrieval::{Scope, WalkParams};
 use memtree::{IngestReport, Memory, MemoryReader, OpenOptions};
+use memtree::{Scope, WalkParams};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
@@ -93,8 +94,9 @@ enum BenchCmd {
         /// Where to write the JSON report.
         #[arg(long)]
         out: PathBuf,
-        /// Override a walk scorer weight, e.g. `--walk window=0.5` (repeatable).
-        #[arg(long = "walk")]
+        /// Walk scorer weights: a preset (`default`, `spec_baseline`) and/or overrides by
+        /// field name, e.g. `--walk spec_baseline --walk dense=0.6,window=0.4` (repeatable).
+        #[arg(long = "walk", value_delimiter = ',')]
         walk: Vec<String>,
         /// Write one JSON line per question and system (evidence, recall, ranked turns).
         #[arg(long)]
@@ -174,7 +176,7 @@ struct RecallRun<'a> {
 
 fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
     let (ks, out) = (r.ks, r.out);
-    let convs = locomo::read_locomo(r.corpus)?;
+    let convs = read_locomo(r.corpus)?;
     let opts = open_options(cli)?;
     let temp;
     let work = match r.keep_stores {
@@ -260,10 +262,7 @@ fn run(cli: &Cli) -> Result<()> {
     if let Cmd::Bench { what: BenchCmd::Recall { corpus, k, pooled, systems, out, walk, per_question, keep_stores } } =
         &cli.cmd
     {
-        let mut wp = WalkParams::default();
-        for kv in walk {
-            wp.set(kv).map_err(anyhow::Error::msg)?;
-        }
+        let wp = WalkParams::from_cli(walk)?;
         return bench_recall(
             cli,
             &RecallRun {
@@ -312,14 +311,14 @@ fn run(cli: &Cli) -> Result<()> {
             let out = memtree::tool::memory_recall_json(&mut mem, &input)?;
             print(cli, &out)?;
         }
-        Cmd::Stats => print(cli, &serde_json::to_value(mem.stats()?)?)?,
+        Cmd::Stats => print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?,
         Cmd::Reindex => {
             mem.reindex()?;
-            print(cli, &serde_json::to_value(mem.stats()?)?)?;
+            print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?;
         }
         Cmd::Mcp { scope } => {
             let scope = if scope.is_empty() { Scope::all() } else { Scope::only(scope.iter().cloned()) };
-            memtree::mcp::serve_stdio(mem, scope)?;
+            memtree::serve_stdio(mem, scope)?;
         }
         Cmd::Bench { .. } => unreachable!("handled above"),
     }

@@ -6,8 +6,8 @@ use crate::error::Result;
 use crate::ingest::import::locomo::{Conversation, dia_id_of};
 use crate::memory::Memory;
 use crate::options::OpenOptions;
-use crate::retrieval::min_max;
-use crate::retrieval::{Scope, WalkArgs, WalkParams, walk};
+use crate::reader::MemoryReader;
+use crate::retrieval::{Fusion, Scope, WalkArgs, WalkParams, walk};
 use crate::store::{Fts5Baseline, NodeReads};
 use crate::types::NodeId;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -19,6 +19,13 @@ pub const CATEGORIES: [(u32, &str); 5] =
 
 /// Context budget for the budget-recall figure, in approximate tokens.
 pub const BUDGET_TOKENS: usize = 2_000;
+
+/// Hits kept per question and system, at least (the per-question `top` shows this many
+/// even when the largest cut-off is smaller).
+const MIN_TOP: usize = 50;
+
+/// The hybrid baseline fuses the BM25 top and the dense top of this many leaves each.
+const HYBRID_POOL: usize = 100;
 
 /// Systems the harness can run.
 pub const SYSTEMS: [&str; 5] = ["walk", "bm25", "dense", "hybrid", "fts5"];
@@ -52,8 +59,11 @@ struct Outcome {
 /// (categories 1–4, averaged over questions) and the category names.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct RecallReport {
+    /// `per-conversation` or `pooled`.
     pub setting: String,
+    /// Questions with evidence asked.
     pub questions: usize,
+    /// Figures by system name.
     pub systems: BTreeMap<String, SystemReport>,
     /// One row per question and system, in the order asked (not in the JSON report; the CLI
     /// writes it as JSON lines on request).
@@ -64,9 +74,13 @@ pub struct RecallReport {
 /// What one system returned for one question: enough to see why a question was missed.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct QuestionDetail {
+    /// The system asked.
     pub system: String,
+    /// The conversation's sample id.
     pub conversation: String,
+    /// The category name.
     pub category: String,
+    /// The question.
     pub question: String,
     /// Evidence turn ids that exist in the conversation.
     pub evidence: Vec<String>,
@@ -80,7 +94,9 @@ pub struct QuestionDetail {
 /// One system's figures.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct SystemReport {
+    /// Metric name (`recall@10`, `recall@budget2k`) → value over categories 1–4.
     pub overall: BTreeMap<String, f64>,
+    /// The same per category name.
     pub by_category: BTreeMap<String, BTreeMap<String, f64>>,
     /// Median and p95 latency per question, microseconds.
     pub latency_us: BTreeMap<String, f64>,
@@ -94,7 +110,7 @@ pub fn run(
     cfg: &RecallConfig,
     mut progress: impl FnMut(&str),
 ) -> Result<RecallReport> {
-    let kmax = cfg.ks.iter().copied().max().unwrap_or(10).max(50);
+    let kmax = cfg.ks.iter().copied().max().unwrap_or(10).max(MIN_TOP);
     // system → category → outcomes
     let mut results: HashMap<String, Vec<(u32, Outcome)>> = HashMap::new();
     let groups: Vec<Vec<&Conversation>> =
@@ -112,8 +128,9 @@ pub fn run(
             mem.ingest(c.items())?;
         }
         mem.flush()?;
+        let mem = mem.as_reader();
         let fts = Fts5Baseline::build(mem.store())?;
-        let dia: HashMap<NodeId, (String, String)> = leaf_refs(&mem)?;
+        let dia: HashMap<NodeId, (String, String)> = leaf_refs(mem)?;
         for c in group {
             progress(&format!("ask {}", c.sample_id));
             let source = c.source_id();
@@ -126,7 +143,7 @@ pub fn run(
                 questions += 1;
                 for sys in &cfg.systems {
                     let t = Instant::now();
-                    let Some(ranked) = rank(&mem, &fts, sys, &q.question, kmax, &cfg.walk)? else { continue };
+                    let Some(ranked) = rank(mem, &fts, sys, &q.question, kmax, &cfg.walk)? else { continue };
                     let micros = t.elapsed().as_micros();
                     // A hit counts only in the question's own conversation.
                     let turns: Vec<Option<&str>> = ranked
@@ -170,14 +187,14 @@ fn category_name(c: u32) -> &'static str {
 }
 
 /// Leaf id → (source, dia_id) for every LoCoMo leaf.
-fn leaf_refs(mem: &Memory) -> Result<HashMap<NodeId, (String, String)>> {
+fn leaf_refs(mem: &MemoryReader) -> Result<HashMap<NodeId, (String, String)>> {
     let mut out = HashMap::new();
     mem.store().for_each_node(|n| {
         if n.is_leaf()
             && let Some(r) = &n.source_ref
             && let Some(d) = dia_id_of(r)
         {
-            let scope = n.tree_id.as_str().trim_start_matches("source:").to_string();
+            let scope = n.tree_id.scope().to_string();
             out.insert(n.node_id.clone(), (scope, d.to_string()));
         }
         Ok(())
@@ -187,7 +204,7 @@ fn leaf_refs(mem: &Memory) -> Result<HashMap<NodeId, (String, String)>> {
 
 /// The ranked leaves of one system, or `None` when it cannot run (no model).
 fn rank(
-    mem: &Memory,
+    mem: &MemoryReader,
     fts: &Fts5Baseline,
     sys: &str,
     q: &str,
@@ -207,30 +224,26 @@ fn rank(
             let Some(d) = mem.dense() else { return Ok(None) };
             let (emb, vectors) = (d.embedder, d.vectors());
             let qv = emb.embed(&[q])?.pop().unwrap_or_default();
-            vectors.top_k(&qv, k, |id| id.starts_with('L')).into_iter().map(|(id, _)| NodeId(id)).collect()
+            vectors.top_k(&qv, k, NodeId::is_leaf_id).into_iter().map(|(id, _)| NodeId(id)).collect()
         }
         "hybrid" => {
             let Some(d) = mem.dense() else { return Ok(None) };
             let (emb, vectors) = (d.embedder, d.vectors());
             let qv = emb.embed(&[q])?.pop().unwrap_or_default();
-            let lex: HashMap<NodeId, f64> =
-                mem.index().searcher().bm25(q, &leaves, 100)?.0.into_iter().map(|(id, s)| (id, f64::from(s))).collect();
+            let lex: HashMap<NodeId, f64> = mem
+                .index()
+                .searcher()
+                .bm25(q, &leaves, HYBRID_POOL)?
+                .0
+                .into_iter()
+                .map(|(id, s)| (id, f64::from(s)))
+                .collect();
             let den: HashMap<NodeId, f64> = vectors
-                .top_k(&qv, 100, |id| id.starts_with('L'))
+                .top_k(&qv, HYBRID_POOL, NodeId::is_leaf_id)
                 .into_iter()
                 .map(|(id, s)| (NodeId(id), f64::from(s)))
                 .collect();
-            let (l, d) = (min_max(&lex), min_max(&den));
-            let mut all: Vec<(NodeId, f64)> = l
-                .keys()
-                .chain(d.keys())
-                .collect::<HashSet<_>>()
-                .into_iter()
-                .map(|id| {
-                    (id.clone(), 0.5 * l.get(id).copied().unwrap_or(0.0) + 0.5 * d.get(id).copied().unwrap_or(0.0))
-                })
-                .collect();
-            all.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let all = Fusion::default().rank(&lex, Some(&den), lex.keys().chain(den.keys()));
             all.into_iter().take(k).map(|x| x.0).collect()
         }
         _ => return Ok(None),

@@ -11,7 +11,7 @@ pub use search::{IndexSearcher, LevelFilter, SearchFilter};
 
 use crate::error::{Error, Result};
 use crate::store::{NodeRow, TreeRow};
-use crate::types::{EntityId, NodeId, NodeKind, TreeId};
+use crate::types::{EntityId, NodeKind, TreeId};
 use node_ids::NodeIdCache;
 use std::path::Path;
 use tantivy::schema::Term;
@@ -115,11 +115,6 @@ impl FullTextIndex {
         doc.add_date(f.time_end, DateTime::from_timestamp_millis(d.node.time_end_ms));
         self.writer.add_document(doc)?;
         Ok(())
-    }
-
-    /// Queue the deletion of one node.
-    pub fn delete_node(&mut self, id: &NodeId) {
-        self.writer.delete_term(Term::from_field_text(self.handle.fields.node_id, id.as_str()));
     }
 
     /// Queue the deletion of every node of a tree.

@@ -33,17 +33,24 @@ impl Scope {
 /// One node returned by a read mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetrievalHit {
+    /// The node's id: `L…` for a leaf, `S…` for a summary (what `fetch_leaves` and
+    /// `drill_down` take).
     pub node_id: String,
     /// `leaf` or `summary`.
     pub node_kind: NodeKind,
+    /// The tree it belongs to (`source:<source_id>`).
     pub tree_id: String,
+    /// `source` (the only kind of tree built; `topic` and `global` are reserved).
     pub tree_kind: String,
+    /// The source the tree covers: what the scope gate allows or hides.
     pub tree_scope: String,
     /// 0 for leaves.
     pub level: u32,
+    /// The full text: a leaf's content, or a summary's text.
     pub content: String,
     /// Canonical entity ids.
     pub entities: Vec<String>,
+    /// Topic words (summaries; empty on leaves).
     pub topics: Vec<String>,
     /// RFC 3339 UTC.
     pub time_range_start: String,
@@ -63,6 +70,7 @@ pub struct RetrievalHit {
 /// A ranked, possibly truncated list of hits.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct QueryResponse {
+    /// The hits, best first (or in the mode's documented order).
     pub hits: Vec<RetrievalHit>,
     /// Matches before truncation (after the scope gate).
     pub total: usize,
@@ -81,10 +89,15 @@ impl QueryResponse {
 /// One entity returned by `search_entities`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntityMatch {
+    /// `<kind>:<normalised surface>`, e.g. `person:alice`.
     pub canonical_id: String,
+    /// The entity kind (`person`, `email`, …).
     pub kind: String,
+    /// The surface first seen.
     pub surface: String,
+    /// Leaves mentioning it (within the scope gate).
     pub mention_count: u64,
+    /// Newest mention, epoch ms.
     pub last_seen_ms: i64,
 }
 

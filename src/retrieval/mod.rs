@@ -15,6 +15,6 @@ pub use drill_down::{DrillDownArgs, drill_down};
 pub use fetch_leaves::{FetchLeavesArgs, MAX_IDS as FETCH_LEAVES_MAX, fetch_leaves};
 pub use hit::{EntityMatch, QueryResponse, RetrievalHit, Scope, rfc3339};
 pub use query_source::{QuerySourceArgs, query_source};
-pub use rerank::{Fusion, min_max, rerank};
+pub use rerank::Fusion;
 pub use search_entities::{SearchEntitiesArgs, search_entities};
 pub use walk::{WalkArgs, WalkParams, walk};

@@ -30,24 +30,36 @@ pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 /// mode's variant).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
+    /// `search_entities`.
     SearchEntities(SearchEntitiesArgs),
+    /// `query_source`.
     QuerySource(QuerySourceArgs),
+    /// `drill_down`.
     DrillDown(DrillDownArgs),
+    /// `cover_window`.
     CoverWindow(CoverWindowArgs),
+    /// `fetch_leaves`.
     FetchLeaves(FetchLeavesArgs),
+    /// `ingest_document` (the one write).
     IngestDocument(Document),
+    /// `walk` and its alias `smart_walk`.
     Walk(WalkArgs),
 }
 
 /// Confirmation of `ingest_document`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IngestConfirmation {
+    /// Always `ok` (a failure is an error, not a confirmation).
     pub status: &'static str,
+    /// The document's source id, trimmed.
     pub source_id: String,
+    /// Leaves written.
     pub leaves: usize,
+    /// Summaries sealed over them.
     pub summaries: usize,
     /// Leaves of the earlier version that were replaced (0 when new).
     pub replaced_leaves: usize,
+    /// The same in one sentence, for a model to read.
     pub message: String,
 }
 

@@ -17,22 +17,31 @@ use std::collections::{HashMap, HashSet};
 #[derive(Debug, Clone, PartialEq)]
 pub enum RecallRequest {
     /// Scored lookup; `namespace` `None` = every namespace.
+    #[allow(missing_docs)] // the fields are the tool's, documented in its schema
     Search { namespace: Option<String>, query: String, limit: usize },
     /// Insert or update.
+    #[allow(missing_docs)]
     Put { namespace: String, key: String, content: String },
     /// Delete by key.
+    #[allow(missing_docs)]
     Forget { namespace: String, key: String },
     /// Every fact of a namespace.
+    #[allow(missing_docs)]
     List { namespace: String },
 }
 
 /// A fact with its score (search) or 1.0 (list).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecallHit {
+    /// `global`, `background`, `autocomplete` or `skill-<id>`.
     pub namespace: String,
+    /// The fact's key within its namespace.
     pub key: String,
+    /// The fact.
     pub content: String,
+    /// Match score (search), or 1.0 (list).
     pub score: f64,
+    /// Last write, RFC 3339 UTC.
     pub updated_at: String,
 }
 

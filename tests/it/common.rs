@@ -1,8 +1,8 @@
 //! Fixtures and whole-store invariant checks shared by the integration tests.
 
-use memtree::entities::Registry;
-use memtree::store::{EntityReads, NodeReads};
+use memtree::Registry;
 use memtree::{ChatMessage, Config, Document, EmailMessage, Item, ManualClock, Memory, OpenOptions};
+use memtree::{internals::EntityReads, internals::NodeReads};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ impl Fixture {
         OpenOptions {
             config: self.cfg.clone(),
             clock: Arc::new(self.clock.clone()),
-            embedder: Some(Arc::new(memtree::embed::HashEmbedder::new(64))),
+            embedder: Some(Arc::new(memtree::HashEmbedder::new(64))),
             ..OpenOptions::default()
         }
     }
@@ -119,7 +119,7 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
 /// parent/child links, envelopes, levels, buffer shape, entity counts, edge weights, and the
 /// index holding exactly the stored nodes.
 pub fn check_invariants(mem: &Memory, cfg: &Config) {
-    let store = mem.store();
+    let store = mem.as_reader().store();
     let mut node_count = 0u64;
     let mut leaf_entities: Vec<BTreeSet<String>> = Vec::new();
     let mut mentions: HashMap<String, u64> = HashMap::new();
@@ -193,7 +193,7 @@ pub fn check_invariants(mem: &Memory, cfg: &Config) {
     for id in mentions.keys() {
         assert!(store.entity(id).unwrap().is_some(), "entity row for {id}");
     }
-    let stats = mem.stats().unwrap();
+    let stats = mem.as_reader().stats().unwrap();
     assert_eq!(stats.index_docs, node_count, "index holds exactly the stored nodes");
     assert_eq!(stats.counts.vectors, node_count, "one vector per node");
 }

@@ -4,8 +4,8 @@
 //! a mix of two versions, get an error, or hang; a second writer is refused.
 
 use crate::common::{Fixture, HOUR, T0, chat};
-use memtree::retrieval::Scope;
-use memtree::store::NodeReads;
+use memtree::Scope;
+use memtree::internals::NodeReads;
 use memtree::{Config, Document, Memory, MemoryReader, SourceId, TreeId};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -191,7 +191,7 @@ fn a_second_process_reads_while_the_writer_holds_the_store() {
         .collect();
     assert_eq!(editions, BTreeSet::from([VERSIONS]), "answers during the run: {answers}");
     let stats = query(&["stats"]).unwrap();
-    assert_eq!(stats["leaves"], json!(mem.stats().unwrap().counts.leaves));
+    assert_eq!(stats["leaves"], json!(mem.as_reader().stats().unwrap().counts.leaves));
     let doc = json!({"mode":"ingest_document","title":"t","body":"b","source_id":"doc:x"}).to_string();
     let err = query(&["tool", &doc]).unwrap_err();
     assert!(err.contains("read-only") && err.contains("another process"), "{err}");

@@ -13,12 +13,15 @@
 //! is also written into the target's corpus folder so the replay test keeps guarding it.
 
 use crate::common::*;
-use memtree::entities::{EntityRecord, Handle};
-use memtree::ingest::import::{locomo::read_locomo, read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
-use memtree::retrieval::Scope;
-use memtree::store::NodeReads;
+use memtree::Scope;
+use memtree::internals::NodeReads;
 use memtree::tool::{MODE_NAMES, MODES, call_json, memory_recall_json};
 use memtree::{Config, EntityId, EntityKind, Error, Item, Memory, NodeId};
+use memtree::{EntityRecord, Handle};
+use memtree::{
+    internals::locomo::read_locomo, internals::read_chat_jsonl, internals::read_markdown_dir, internals::read_mbox,
+    internals::read_slack_export,
+};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
@@ -156,8 +159,8 @@ pub(crate) fn check_message(e: &Error) -> Result<(), String> {
 
 /// What a call may not change: row counts, index size and the registry folder.
 pub(crate) fn snapshot(mem: &Memory) -> Value {
-    let s = mem.stats().unwrap();
-    serde_json::json!({"counts": s.counts, "index_docs": s.index_docs, "vault": format!("{:?}", mem.registry().fingerprint())})
+    let s = mem.as_reader().stats().unwrap();
+    serde_json::json!({"counts": s.counts, "index_docs": s.index_docs, "vault": format!("{:?}", mem.as_reader().registry().fingerprint())})
 }
 
 /// A scratch folder, on tmpfs when there is one: the fuzz runs write thousands of times and
@@ -177,7 +180,7 @@ pub(crate) fn scratch_store() -> (Fixture, tempfile::TempDir, Memory) {
 
 /// Every stored node has exactly one index document and one vector.
 fn check_derived_in_step(mem: &Memory) -> Result<(), String> {
-    let s = mem.stats().unwrap();
+    let s = mem.as_reader().stats().unwrap();
     let nodes = s.counts.leaves + s.counts.summaries_per_level.iter().sum::<u64>();
     if s.index_docs != nodes || s.counts.vectors != nodes {
         return Err(format!("{nodes} nodes but {} index documents and {} vectors", s.index_docs, s.counts.vectors));
@@ -551,9 +554,9 @@ pub(crate) fn small_store() -> (Fixture, tempfile::TempDir, Memory, Vec<String>)
     // The shared corpus without Alice's last #eng line and Erin's #ops reply.
     ingest_corpus(&mut mem, &[CHATS[0], CHATS[1], CHATS[2], CHATS[4]]);
     let mut known = Vec::new();
-    for t in mem.store().trees().unwrap() {
+    for t in mem.as_reader().store().trees().unwrap() {
         known.push(t.tree_id.0.clone());
-        known.extend(mem.store().tree_nodes(&t.tree_id).unwrap().into_iter().map(|n| n.node_id.0));
+        known.extend(mem.as_reader().store().tree_nodes(&t.tree_id).unwrap().into_iter().map(|n| n.node_id.0));
     }
     (fx, dir, mem, known)
 }
@@ -1661,7 +1664,7 @@ pub(crate) fn write_input(format: Format, files: &[(&str, Vec<u8>)]) -> (tempfil
 /// What an importer returned, ready to ingest.
 pub(crate) enum Imported {
     Items(Vec<Item>),
-    Conversations(Vec<memtree::ingest::import::locomo::Conversation>),
+    Conversations(Vec<memtree::internals::locomo::Conversation>),
     Documents(Vec<memtree::Document>),
 }
 

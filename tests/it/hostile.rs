@@ -10,9 +10,9 @@ use crate::fuzz::{
     check_hit, check_tree_shape, import, seed_with, write_input,
 };
 use crate::support::memtree;
-use memtree::entities::EntityRecord;
-use memtree::retrieval::Scope;
-use memtree::store::EntityReads;
+use memtree::EntityRecord;
+use memtree::Scope;
+use memtree::internals::EntityReads;
 use memtree::tool::{call_json, memory_recall_json};
 use memtree::{Config, EntityId, EntityKind, Error, Item, Memory};
 use serde_json::{Value, json};
@@ -233,7 +233,7 @@ fn hostile_ids_through_the_registry_stay_inside_content_entities() {
     let store = outer.path().join("store");
     let fx = Fixture::new(Config::default());
     let mem = Memory::open_with(&store, fx.options()).unwrap();
-    let reg = mem.registry();
+    let reg = mem.as_reader().registry();
     let root = store.join(memtree::CONTENT_DIR).join("entities");
     assert_eq!(reg.root(), root);
     let mut paths = BTreeSet::new();
@@ -350,7 +350,7 @@ const METAS: &[&str] = &[
 #[test]
 fn metacharacters_in_search_entities_are_literal() {
     let (_fx, mut mem) = meta_store();
-    let all = mem.store().all_entities().unwrap();
+    let all = mem.as_reader().store().all_entities().unwrap();
     // Headline rows: a LIKE wildcard taken literally matches only names that contain it.
     for (query, want) in [
         ("%", vec!["person:100%"]),

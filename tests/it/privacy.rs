@@ -3,7 +3,7 @@
 //! from an unrestricted call.
 
 use crate::common::*;
-use memtree::retrieval::Scope;
+use memtree::Scope;
 use memtree::tool::call_json;
 use memtree::{Config, Document, Memory};
 use serde_json::{Value, json};

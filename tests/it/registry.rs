@@ -2,8 +2,8 @@
 //! engine writes, hand-edited aliases, and ids that cannot climb out of the registry.
 
 use crate::common::{T0, files_under, open_registry};
-use memtree::entities::{EntityRecord, Handle, Registry};
 use memtree::{EntityId, EntityKind, Error};
+use memtree::{EntityRecord, Handle, Registry};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::collections::BTreeSet;

@@ -3,8 +3,8 @@
 //! and cover_window against a brute-force scan.
 
 use crate::common::*;
-use memtree::retrieval::Scope;
-use memtree::store::NodeReads;
+use memtree::Scope;
+use memtree::internals::NodeReads;
 use memtree::tool::{call_json, memory_recall_json, memory_tree_schema};
 use memtree::{Config, Memory};
 use proptest::prelude::*;
@@ -356,12 +356,12 @@ proptest! {
         mem.ingest(items).unwrap();
         // All nodes, for the brute force.
         let mut all = Vec::new();
-        for t in mem.store().trees().unwrap() {
-            all.extend(mem.store().tree_nodes(&t.tree_id).unwrap());
+        for t in mem.as_reader().store().trees().unwrap() {
+            all.extend(mem.as_reader().store().tree_nodes(&t.tree_id).unwrap());
         }
         for (a, b) in windows {
             let (since, until) = (T0 + a.min(b) * MIN, T0 + a.max(b) * MIN);
-            let inside = |n: &memtree::store::NodeRow| n.time_start_ms >= since && n.time_end_ms <= until;
+            let inside = |n: &memtree::internals::NodeRow| n.time_start_ms >= since && n.time_end_ms <= until;
             let mut want: Vec<String> = all.iter().filter(|n| {
                 inside(n) && n.parent_id.as_ref().is_none_or(|p| !all.iter().any(|m| &m.node_id == p && inside(m)))
             }).map(|n| n.node_id.0.clone()).collect();
@@ -410,22 +410,23 @@ fn cover_window_limit_does_not_starve_a_source() {
 fn registry_aliases_resolve_at_ingest_and_at_query_time() {
     let (fx, mut mem) = fixture();
     // An alias added to the vault (as a user would in Obsidian) resolves at the next lookup.
-    let mut rec = memtree::entities::EntityRecord::new("person:dana".into(), memtree::EntityKind::Person, "Dana");
+    let mut rec = memtree::EntityRecord::new("person:dana".into(), memtree::EntityKind::Person, "Dana");
     rec.aliases = vec!["D-Bird".into()];
-    mem.registry().put(&rec, T0).unwrap();
-    assert_eq!(mem.registry().all().unwrap().len(), 1, "{:?}", mem.registry().fingerprint());
+    mem.as_reader().registry().put(&rec, T0).unwrap();
+    assert_eq!(mem.as_reader().registry().all().unwrap().len(), 1, "{:?}", mem.as_reader().registry().fingerprint());
     let v = run(&mut mem, json!({"mode": "walk", "query": "what did d-bird book?"}), &Scope::all());
     assert_eq!(v["hits"][0]["explain"]["query_entities"], json!(["person:dana"]), "{v}");
     // And at ingest: the alias in text becomes the canonical id.
     mem.ingest(vec![chat("slack:#ops", "Erin", T0 + 30 * HOUR, "Thanks D-Bird for the booking")]).unwrap();
     let leaves: Vec<_> = mem
+        .as_reader()
         .store()
         .tree_nodes(&memtree::TreeId::for_source(&"slack:#ops".into()))
         .unwrap()
         .into_iter()
         .filter(|n| n.content.contains("D-Bird"))
         .collect();
-    let ents = memtree::store::EntityReads::node_entities(mem.store(), &leaves[0].node_id).unwrap();
+    let ents = memtree::internals::EntityReads::node_entities(mem.as_reader().store(), &leaves[0].node_id).unwrap();
     assert!(ents.iter().any(|e| e.0 == "person:dana"), "{ents:?}");
     drop(fx);
 }

@@ -2,20 +2,20 @@
 //! property test of random ingest sequences against an in-memory model.
 
 use crate::common::*;
-use memtree::index::SearchFilter;
-use memtree::store::{EntityReads, NodeReads};
+use memtree::internals::SearchFilter;
 use memtree::{Config, Document, Memory, SourceId, TreeId};
+use memtree::{internals::EntityReads, internals::NodeReads};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-fn leaves_of(mem: &Memory, source: &str) -> Vec<memtree::store::NodeRow> {
+fn leaves_of(mem: &Memory, source: &str) -> Vec<memtree::internals::NodeRow> {
     let tree = TreeId::for_source(&SourceId::from(source));
-    mem.store().tree_nodes(&tree).unwrap().into_iter().filter(|n| n.level == 0).collect()
+    mem.as_reader().store().tree_nodes(&tree).unwrap().into_iter().filter(|n| n.level == 0).collect()
 }
 
-fn summaries_of(mem: &Memory, source: &str, level: u32) -> Vec<memtree::store::NodeRow> {
+fn summaries_of(mem: &Memory, source: &str, level: u32) -> Vec<memtree::internals::NodeRow> {
     let tree = TreeId::for_source(&SourceId::from(source));
-    mem.store().tree_nodes(&tree).unwrap().into_iter().filter(|n| n.level == level).collect()
+    mem.as_reader().store().tree_nodes(&tree).unwrap().into_iter().filter(|n| n.level == level).collect()
 }
 
 #[test]
@@ -78,7 +78,7 @@ fn every_leaf_sits_under_exactly_one_summary_after_flush() {
     for s in ["slack:#a", "slack:#b", "gmail:t1"] {
         for leaf in leaves_of(&mem, s) {
             let p = leaf.parent_id.expect("sealed");
-            let parent = mem.store().node(p.as_str()).unwrap().unwrap();
+            let parent = mem.as_reader().store().node(p.as_str()).unwrap().unwrap();
             assert_eq!(parent.level, 1);
         }
     }
@@ -93,7 +93,7 @@ fn resending_the_same_content_is_idempotent() {
     assert_eq!(mem.ingest(items()).unwrap().leaves, 5);
     let again = mem.ingest(items()).unwrap();
     assert_eq!((again.leaves, again.duplicates), (0, 5));
-    assert_eq!(mem.stats().unwrap().counts.leaves, 5);
+    assert_eq!(mem.as_reader().stats().unwrap().counts.leaves, 5);
     check_invariants(&mem, &fx.cfg);
 }
 
@@ -114,8 +114,9 @@ fn replacing_a_document_leaves_no_trace_of_the_old_version() {
     };
     let r1 = mem.ingest_document(v1.clone()).unwrap();
     assert!(r1.leaves > 3, "sliced: {r1:?}");
-    assert!(mem.store().entity("email:dana@zeppelin.example").unwrap().is_some());
-    let hits = |mem: &Memory, q: &str| mem.index().searcher().bm25(q, &SearchFilter::default(), 50).unwrap().1;
+    assert!(mem.as_reader().store().entity("email:dana@zeppelin.example").unwrap().is_some());
+    let hits =
+        |mem: &Memory, q: &str| mem.as_reader().index().searcher().bm25(q, &SearchFilter::default(), 50).unwrap().1;
     assert!(hits(&mem, "zeppelin") > 0);
 
     let v2 = Document {
@@ -127,9 +128,9 @@ fn replacing_a_document_leaves_no_trace_of_the_old_version() {
     assert_eq!(r2.removed, r1.leaves);
     assert_eq!(r2.leaves, 1);
     assert_eq!(hits(&mem, "zeppelin"), 0, "no index document of v1 survives");
-    assert!(mem.store().entity("email:dana@zeppelin.example").unwrap().is_none(), "entity of v1 gone");
+    assert!(mem.as_reader().store().entity("email:dana@zeppelin.example").unwrap().is_none(), "entity of v1 gone");
     // Dana is still mentioned by the chat message, but no longer co-occurs with v1's e-mail.
-    let dana = mem.store().entity("misc:dana whitfield").unwrap().expect("still mentioned in chat");
+    let dana = mem.as_reader().store().entity("misc:dana whitfield").unwrap().expect("still mentioned in chat");
     assert_eq!(dana.mention_count, 1);
     assert_eq!(leaves_of(&mem, "doc:notes/plan.md").len(), 1);
     assert_eq!(summaries_of(&mem, "doc:notes/plan.md", 1).len(), 1, "a document seals at once");
@@ -150,14 +151,14 @@ fn reopen_sees_everything_and_a_lagging_index_is_rebuilt() {
         assert!(!mem.open_report().index_rebuilt, "a clean close needs no repair");
         assert_eq!(mem.open_report().vectors_added, 0);
         check_invariants(&mem, &fx.cfg);
-        mem.stats().unwrap().counts
+        mem.as_reader().stats().unwrap().counts
     };
     // Lose the index entirely (as after a crash before its first commit): open rebuilds it.
     std::fs::remove_dir_all(fx.dir.path().join("index")).unwrap();
     let mem = fx.open();
     assert!(mem.open_report().index_rebuilt);
-    assert_eq!(mem.stats().unwrap().counts, before);
-    assert_eq!(mem.index().searcher().bm25("kestrel", &SearchFilter::default(), 100).unwrap().1, 31);
+    assert_eq!(mem.as_reader().stats().unwrap().counts, before);
+    assert_eq!(mem.as_reader().index().searcher().bm25("kestrel", &SearchFilter::default(), 100).unwrap().1, 31);
     check_invariants(&mem, &fx.cfg);
 }
 
@@ -176,7 +177,7 @@ fn bad_items_write_nothing() {
     let items = vec![chat("slack:#eng", "A", T0, "fine"), chat("slack:#eng", "A", T0 + 1, "   ")];
     let err = mem.ingest(items).unwrap_err();
     assert!(err.to_string().contains("text"), "{err}");
-    assert_eq!(mem.stats().unwrap().counts.leaves, 0);
+    assert_eq!(mem.as_reader().stats().unwrap().counts.leaves, 0);
     let err = mem.ingest(vec![chat("  ", "A", T0, "x")]).unwrap_err();
     assert!(err.to_string().contains("source_id"), "{err}");
 }
@@ -203,16 +204,16 @@ fn structured_fields_become_entities_and_text_names_match_known_ones() {
     .unwrap();
     let leaves = leaves_of(&mem, "slack:#eng");
     let ents: BTreeSet<String> =
-        mem.store().node_entities(&leaves[1].node_id).unwrap().into_iter().map(|e| e.0).collect();
+        mem.as_reader().store().node_entities(&leaves[1].node_id).unwrap().into_iter().map(|e| e.0).collect();
     assert!(ents.contains("person:melanie") && ents.contains("person:caroline"), "{ents:?}");
     assert!(ents.contains("handle:mel_b") && ents.contains("hashtag:lgbtq"), "{ents:?}");
     let mail = leaves_of(&mem, "gmail:t1");
     let ents: BTreeSet<String> =
-        mem.store().node_entities(&mail[0].node_id).unwrap().into_iter().map(|e| e.0).collect();
+        mem.as_reader().store().node_entities(&mail[0].node_id).unwrap().into_iter().map(|e| e.0).collect();
     for e in ["person:alice smith", "email:alice@example.com", "email:bob@example.com", "person:caroline"] {
         assert!(ents.contains(e), "{e} in {ents:?}");
     }
-    let edges = mem.store().co_occurring(&"person:caroline".into(), 10).unwrap();
+    let edges = mem.as_reader().store().co_occurring(&"person:caroline".into(), 10).unwrap();
     assert!(edges.iter().any(|e| e.object.0 == "person:melanie" && e.weight == 1), "{edges:?}");
     check_invariants(&mem, &fx.cfg);
 }
@@ -285,8 +286,8 @@ proptest! {
         let m = mem.as_ref().unwrap();
         check_invariants(m, &cfg);
         let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for tree in m.store().trees().unwrap() {
-            let leaves: BTreeSet<String> = m.store().tree_nodes(&tree.tree_id).unwrap().into_iter().filter(|n| n.level == 0).map(|n| n.content).collect();
+        for tree in m.as_reader().store().trees().unwrap() {
+            let leaves: BTreeSet<String> = m.as_reader().store().tree_nodes(&tree.tree_id).unwrap().into_iter().filter(|n| n.level == 0).map(|n| n.content).collect();
             got.insert(tree.tree_scope.clone(), leaves);
         }
         model.retain(|_, v| !v.is_empty());
@@ -305,7 +306,7 @@ fn a_corrupt_index_directory_is_rebuilt_from_the_store() {
     std::fs::write(fx.dir.path().join("index").join("meta.json"), b"{not json").unwrap();
     let mem = fx.open();
     assert!(mem.open_report().index_rebuilt);
-    assert_eq!(mem.index().searcher().bm25("osprey", &SearchFilter::default(), 100).unwrap().1, 12);
+    assert_eq!(mem.as_reader().index().searcher().bm25("osprey", &SearchFilter::default(), 100).unwrap().1, 12);
     check_invariants(&mem, &fx.cfg);
 }
 
@@ -354,7 +355,7 @@ fn an_index_of_an_older_schema_version_is_rebuilt_not_misread() {
     let generation = {
         let mut mem = fx.open();
         mem.ingest((0..12).map(|i| chat("slack:#eng", "Alice", T0 + i * MIN, &format!("osprey note {i}")))).unwrap();
-        mem.store().generation().unwrap()
+        mem.as_reader().store().generation().unwrap()
     };
     // An empty index of version 2's schema whose payload names the store's generation: only
     // the schema and the version in the payload say it is not today's.
@@ -367,9 +368,9 @@ fn an_index_of_an_older_schema_version_is_rebuilt_not_misread() {
     );
     let mem = fx.open();
     assert!(mem.open_report().index_rebuilt, "an index of another schema is rebuilt");
-    assert_eq!(mem.index().searcher().bm25("osprey", &SearchFilter::default(), 100).unwrap().1, 12);
+    assert_eq!(mem.as_reader().index().searcher().bm25("osprey", &SearchFilter::default(), 100).unwrap().1, 12);
     check_invariants(&mem, &fx.cfg);
-    let generation = mem.store().generation().unwrap();
+    let generation = mem.as_reader().store().generation().unwrap();
     drop(mem);
 
     // Today's schema under an older version's payload (a version bump with no field changed):
@@ -377,7 +378,7 @@ fn an_index_of_an_older_schema_version_is_rebuilt_not_misread() {
     commit_emptied(&tantivy::Index::open_in_dir(&dir).unwrap(), &format!("memtree-v2:{generation}"));
     let mem = fx.open();
     assert!(mem.open_report().index_rebuilt, "an index of another version is rebuilt");
-    assert_eq!(mem.index().searcher().bm25("osprey", &SearchFilter::default(), 100).unwrap().1, 12);
+    assert_eq!(mem.as_reader().index().searcher().bm25("osprey", &SearchFilter::default(), 100).unwrap().1, 12);
     check_invariants(&mem, &fx.cfg);
 }
 
@@ -388,9 +389,9 @@ fn a_corrupt_database_is_a_clear_error_not_silent_loss() {
         let mut mem = fx.open();
         mem.ingest(vec![chat("slack:#eng", "Alice", T0, "hello")]).unwrap();
     }
-    let db = fx.dir.path().join(memtree::store::DB_FILE);
-    let _ = std::fs::remove_file(fx.dir.path().join(format!("{}-wal", memtree::store::DB_FILE)));
-    let _ = std::fs::remove_file(fx.dir.path().join(format!("{}-shm", memtree::store::DB_FILE)));
+    let db = fx.dir.path().join(memtree::internals::DB_FILE);
+    let _ = std::fs::remove_file(fx.dir.path().join(format!("{}-wal", memtree::internals::DB_FILE)));
+    let _ = std::fs::remove_file(fx.dir.path().join(format!("{}-shm", memtree::internals::DB_FILE)));
     std::fs::write(&db, vec![0x5au8; 8192]).unwrap();
     let err = Memory::open_with(fx.dir.path(), fx.options()).err().expect("a garbage database must not open");
     let msg = err.to_string();
@@ -406,7 +407,7 @@ fn a_store_from_a_newer_memtree_is_refused_by_writers_and_readers() {
         let mut mem = fx.open();
         mem.ingest(vec![chat("slack:#eng", "Alice", T0, "hello")]).unwrap();
     }
-    let db = fx.dir.path().join(memtree::store::DB_FILE);
+    let db = fx.dir.path().join(memtree::internals::DB_FILE);
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.pragma_update(None, "user_version", 99).unwrap();

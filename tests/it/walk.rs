@@ -3,9 +3,9 @@
 //! and caps; time expressions; determinism.
 
 use crate::common::*;
-use memtree::retrieval::{Scope, WalkArgs, walk};
 use memtree::tool::call_json;
 use memtree::{Config, Memory};
+use memtree::{Scope, WalkArgs, WalkParams, walk};
 use serde_json::{Value, json};
 
 fn store() -> (Fixture, Memory) {
@@ -68,7 +68,7 @@ fn limit_and_hops_are_clamped_and_blank_is_an_error() {
     assert!(v["hits"].as_array().unwrap().len() <= 100);
     let e = call_json(&mut mem, &json!({"mode": "walk", "query": ""}).to_string(), &Scope::all()).unwrap_err();
     assert_eq!(e.to_string(), "memory_tree: walk: `query` must not be blank");
-    let e = walk(&mem, &WalkArgs::new("  "), &Scope::all()).unwrap_err();
+    let e = walk(mem.as_reader(), &WalkArgs::new("  "), &Scope::all()).unwrap_err();
     assert!(e.to_string().contains("blank"));
 }
 
@@ -114,7 +114,7 @@ fn a_large_intersection_is_cut_to_the_candidate_count_keeping_the_words_best_mat
     let mut args = WalkArgs::new("what overheated, Phoenix or Kestrel?");
     args.limit = 100;
     args.params.candidates = 4;
-    let r = walk(&mem, &args, &Scope::all()).unwrap();
+    let r = walk(mem.as_reader(), &args, &Scope::all()).unwrap();
     let local = r.hits.iter().filter(|h| h.explain.as_ref().is_some_and(|e| e["from"] == "local")).count();
     assert_eq!(r.hits[0].explain.as_ref().unwrap()["branch"], "local");
     assert!(local <= 4, "at most `candidates` intersection nodes reach the scorer, got {local}");
@@ -123,4 +123,34 @@ fn a_large_intersection_is_cut_to_the_candidate_count_keeping_the_words_best_mat
     // The cut keeps the intersection node the question's words match best.
     let hot = r.hits.iter().find(|h| h.content.contains("overheated")).expect("the overheated note is a hit");
     assert_eq!(hot.explain.as_ref().unwrap()["from"], "local", "{:?}", hot.explain);
+}
+
+#[test]
+fn the_spec_baseline_preset_ranks_local_hits_by_coverage_first() {
+    let (_fx, mem) = store();
+    let mut args = WalkArgs::new("what about Phoenix and Kestrel?");
+    args.limit = 100;
+    args.params = WalkParams::spec_baseline();
+    let r = walk(mem.as_reader(), &args, &Scope::all()).unwrap();
+    let ex: Vec<&Value> = r.hits.iter().map(|h| h.explain.as_ref().unwrap()).collect();
+    assert_eq!(ex[0]["branch"], "local");
+    // Every intersection hit before the global fill, each scored coverage + relevance.
+    let locals = ex.iter().take_while(|e| e["from"] == "local").count();
+    assert!(locals > 0 && ex[locals..].iter().all(|e| e["from"] == "global_fill"), "{ex:?}");
+    for (h, e) in r.hits.iter().zip(&ex).take(locals) {
+        let cov = e["coverage"].as_f64().unwrap();
+        assert!(cov >= 2.0 && (h.score - cov - e["signals"]["fused"].as_f64().unwrap()).abs() < 1e-12, "{e}");
+    }
+    // The default keeps the fused order: no hit is scored above its fused relevance.
+    let r = walk(
+        mem.as_reader(),
+        &WalkArgs { limit: 100, ..WalkArgs::new("what about Phoenix and Kestrel?") },
+        &Scope::all(),
+    )
+    .unwrap();
+    for h in &r.hits {
+        let e = h.explain.as_ref().unwrap();
+        assert_eq!(h.score, e["signals"]["fused"].as_f64().unwrap());
+        assert_ne!(e["from"], "global_fill");
+    }
 }

@@ -1,13 +1,17 @@
 //! `walk`: a natural-language question in, ranked evidence out, no language model. The
 //! router of SPEC §5 (query entities → global, occurrence-ranked global, or local entity
-//! intersection) decides the branch; the branches share one leaf scorer.
+//! intersection) decides the branch; the branches share one leaf scorer, then each orders
+//! its leaves (`rank`); `params` holds the scorer's weights and the `spec_baseline` preset.
 
+mod params;
 mod query;
+mod rank;
 mod router;
 mod score;
 mod time;
 
+pub use params::{Ordering, PRESETS, WalkParams};
 pub use query::{QueryAnalysis, analyse_query};
+pub use rank::Origin;
 pub use router::{Branch, WalkArgs, walk};
-pub use score::WalkParams;
 pub use time::time_window;

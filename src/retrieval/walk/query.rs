@@ -15,15 +15,11 @@ pub struct QueryAnalysis {
     pub people: Vec<String>,
     /// The question without stop words and wh-words: what BM25 sees.
     pub lexical: String,
-    /// The question as asked.
-    pub raw: String,
     /// What the dense model sees: the question without the names of the people it asks
     /// about. Who is asked about is matched exactly (the author boost, the entity routes);
     /// a name left in the embedding pulls in the other speaker's turns that merely
     /// address that person ("Thanks, Melanie!").
     pub dense: String,
-    /// [`QueryAnalysis::lexical`] without the names of the people asked about.
-    pub lexical_bare: String,
     /// A time window the question names ("last week", "in May 2023"), epoch ms.
     pub window: Option<(i64, i64)>,
 }
@@ -47,10 +43,8 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let dense = without_names(q, &surfaces);
     let words: Vec<String> = content_words(q).collect();
     let lexical = if words.is_empty() { q.to_string() } else { words.join(" ") };
-    let bare: Vec<String> = content_words(&dense).collect();
-    let lexical_bare = if bare.is_empty() { lexical.clone() } else { bare.join(" ") };
     let window = super::time::time_window(q, mem.now_ms());
-    QueryAnalysis { entities, people, lexical, lexical_bare, raw: q.to_string(), dense, window }
+    QueryAnalysis { entities, people, lexical, dense, window }
 }
 
 /// `q` without the words of `names` (case-insensitive, possessive `'s` too); `q` itself

@@ -1,0 +1,161 @@
+//! How each branch orders the scorer's leaves: the fused order (the default), or SPEC §5's
+//! baseline orderings by query-entity coverage (the `spec_baseline` preset); and the tag each
+//! hit carries in `explain.from`.
+
+use super::params::Ordering;
+use super::router::Branch;
+use super::score::Scored;
+use crate::error::Result;
+use crate::reader::MemoryReader;
+use crate::store::EntityReads;
+use crate::types::NodeId;
+use serde::Serialize;
+use std::collections::{BTreeSet, HashSet};
+
+/// The occurrence-ranked global branch takes the scorer's top `OCCURRENCE_POOL × k`
+/// (SPEC §5: "the dense top `2k`").
+const OCCURRENCE_POOL: usize = 2;
+
+/// Where a hit came from, as `explain.from` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The global ranking (every branch's leaves outside an intersection).
+    Global,
+    /// The occurrence-ranked global branch's pool.
+    OccurrenceGlobal,
+    /// The local branch's intersection of entity posting lists.
+    Local,
+    /// After the intersection hits, under SPEC §5's coverage-first local ordering: the
+    /// global ranking filling the rest.
+    GlobalFill,
+}
+
+/// A leaf in its branch's order.
+pub struct Ranked {
+    pub scored: Scored,
+    /// Query entities it mentions, when the order needed them (else read for the hits
+    /// returned only).
+    pub coverage: Option<usize>,
+    pub from: Origin,
+    /// The hit's `score`: the fused relevance, or coverage + relevance for a local hit
+    /// ranked coverage-first.
+    pub score: f64,
+}
+
+impl Ranked {
+    fn new(scored: Scored, coverage: Option<usize>, from: Origin) -> Self {
+        let score = scored.score;
+        Ranked { scored, coverage, from, score }
+    }
+}
+
+/// The number of query entities a leaf mentions: one store read per leaf.
+pub struct Coverage<'a> {
+    mem: &'a MemoryReader,
+    query_entities: BTreeSet<&'a str>,
+}
+
+impl<'a> Coverage<'a> {
+    pub fn new(mem: &'a MemoryReader, query_entities: impl IntoIterator<Item = &'a str>) -> Self {
+        Coverage { mem, query_entities: query_entities.into_iter().collect() }
+    }
+
+    /// How many query entities `s` mentions (0 without any, no read).
+    pub fn of(&self, s: &Scored) -> Result<usize> {
+        if self.query_entities.is_empty() {
+            return Ok(0);
+        }
+        let entities = self.mem.store().node_entities(&s.node.node_id)?;
+        Ok(entities.iter().filter(|e| self.query_entities.contains(e.as_str())).count())
+    }
+}
+
+/// `scored` (best first) in `branch`'s order, `k` hits asked; `local` is the local branch's
+/// intersection. Coverage is read for every candidate only when it moves the order.
+pub fn rank(
+    branch: Branch,
+    scored: Vec<Scored>,
+    local: &[NodeId],
+    k: usize,
+    ordering: Ordering,
+    coverage: &Coverage<'_>,
+) -> Result<Vec<Ranked>> {
+    let spec = ordering == Ordering::SpecBaseline;
+    match branch {
+        Branch::Global => Ok(scored.into_iter().map(|s| Ranked::new(s, Some(0), Origin::Global)).collect()),
+        Branch::OccurrenceGlobal => occurrence_pool(scored, k, spec, coverage),
+        Branch::Local if spec => local_coverage_first(scored, local, coverage),
+        Branch::Local => {
+            // Intersection hits earn no bonus: no score moves, and everything competes in
+            // `scored`'s order (score, then id).
+            let local: HashSet<&NodeId> = local.iter().collect();
+            Ok(scored
+                .into_iter()
+                .map(|s| {
+                    if local.contains(&s.node.node_id) {
+                        Ranked::new(s, None, Origin::Local)
+                    } else {
+                        Ranked::new(s, Some(0), Origin::Global)
+                    }
+                })
+                .collect())
+        }
+    }
+}
+
+/// The scorer's top `2k`, stably reordered by query-entity coverage under SPEC §5's
+/// ordering (`reorder`), else kept in the fused order.
+fn occurrence_pool(scored: Vec<Scored>, k: usize, reorder: bool, coverage: &Coverage<'_>) -> Result<Vec<Ranked>> {
+    let mut top = Vec::new();
+    for s in scored.into_iter().take(OCCURRENCE_POOL * k) {
+        let c = if reorder { Some(coverage.of(&s)?) } else { None };
+        top.push(Ranked::new(s, c, Origin::OccurrenceGlobal));
+    }
+    if reorder {
+        top.sort_by_key(|r| std::cmp::Reverse(r.coverage));
+    }
+    Ok(top)
+}
+
+/// SPEC §5's local ordering: intersection hits by coverage, then relevance, then recency,
+/// then id, scored coverage + relevance; the global ranking fills the rest.
+fn local_coverage_first(scored: Vec<Scored>, local: &[NodeId], coverage: &Coverage<'_>) -> Result<Vec<Ranked>> {
+    let local: HashSet<&NodeId> = local.iter().collect();
+    let (inside, outside): (Vec<Scored>, Vec<Scored>) =
+        scored.into_iter().partition(|s| local.contains(&s.node.node_id));
+    let mut ranked = Vec::with_capacity(inside.len() + outside.len());
+    for s in inside {
+        let c = coverage.of(&s)?;
+        let mut r = Ranked::new(s, Some(c), Origin::Local);
+        r.score = c as f64 + r.scored.score;
+        ranked.push(r);
+    }
+    ranked.sort_by(|a, b| {
+        let (sa, sb) = (&a.scored, &b.scored);
+        b.coverage
+            .cmp(&a.coverage)
+            .then(sb.score.total_cmp(&sa.score))
+            .then(sb.node.time_end_ms.cmp(&sa.node.time_end_ms))
+            .then(sa.node.node_id.cmp(&sb.node.node_id))
+    });
+    // Fewer local hits than asked: the global ranking fills the rest.
+    ranked.extend(outside.into_iter().map(|s| Ranked::new(s, Some(0), Origin::GlobalFill)));
+    Ok(ranked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tags_serialise_to_the_explain_strings() {
+        let tags = [Origin::Global, Origin::OccurrenceGlobal, Origin::Local, Origin::GlobalFill];
+        let got: Vec<_> = tags.iter().map(|t| serde_json::to_value(t).unwrap()).collect();
+        assert_eq!(got, [json!("global"), json!("occurrence_global"), json!("local"), json!("global_fill")]);
+        let branches = [Branch::Global, Branch::OccurrenceGlobal, Branch::Local];
+        let got: Vec<_> = branches.iter().map(|b| serde_json::to_value(b).unwrap()).collect();
+        assert_eq!(got, [json!("global"), json!("occurrence_global"), json!("local")]);
+    }
+}
