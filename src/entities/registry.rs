@@ -35,7 +35,7 @@ const ENTITIES_DIR: &str = "entities";
 /// A registry of entity identities stored as Markdown files, one per entity.
 ///
 /// ```
-/// use memtree::entities::{EntityRecord, Registry};
+/// use memtree::{EntityRecord, Registry};
 /// use memtree::{EntityId, EntityKind};
 /// let dir = tempfile::tempdir().unwrap();
 /// let reg = Registry::open(dir.path()).unwrap();

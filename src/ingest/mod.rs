@@ -8,7 +8,7 @@ pub mod import;
 mod writer;
 
 pub use canonical::{ChatMessage, Document, EmailMessage, Item};
-pub(crate) use writer::WriteBatch;
+pub(crate) use writer::{WriteBatch, WriteContext};
 
 /// What one write did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

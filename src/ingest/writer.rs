@@ -20,11 +20,7 @@ const TOPICS_PER_SUMMARY: usize = 6;
 /// vectors, which follow the commit, need not read the same rows back.
 pub(crate) struct WriteBatch<'a, 't> {
     tx: &'a Tx<'t>,
-    cfg: &'a Config,
-    summariser: &'a dyn Summariser,
-    extractor: &'a Extractor,
-    gazetteer: &'a mut Gazetteer,
-    now_ms: i64,
+    ctx: WriteContext<'a>,
     /// Nodes written by this batch, in write order.
     written: Vec<WrittenNode>,
     /// Trees whose old nodes this batch deleted (replace/delete).
@@ -35,6 +31,16 @@ pub(crate) struct WriteBatch<'a, 't> {
     seen: HashSet<NodeId>,
     sources: BTreeSet<SourceId>,
     trees: HashMap<TreeId, TreeRow>,
+}
+
+/// What a batch writes with: the thresholds, the summariser, the extractor, the write path's
+/// gazetteer (a write adds the surfaces it discovers) and the wall-clock time of the write.
+pub(crate) struct WriteContext<'a> {
+    pub cfg: &'a Config,
+    pub summariser: &'a dyn Summariser,
+    pub extractor: &'a Extractor,
+    pub gazetteer: &'a mut Gazetteer,
+    pub now_ms: i64,
 }
 
 /// A node a batch wrote, with what the derived indexes need of it: the row, its tree, its
@@ -57,21 +63,10 @@ pub(crate) struct Written {
 }
 
 impl<'a, 't> WriteBatch<'a, 't> {
-    pub fn new(
-        tx: &'a Tx<'t>,
-        cfg: &'a Config,
-        summariser: &'a dyn Summariser,
-        extractor: &'a Extractor,
-        gazetteer: &'a mut Gazetteer,
-        now_ms: i64,
-    ) -> Self {
+    pub fn new(tx: &'a Tx<'t>, ctx: WriteContext<'a>) -> Self {
         WriteBatch {
             tx,
-            cfg,
-            summariser,
-            extractor,
-            gazetteer,
-            now_ms,
+            ctx,
             written: Vec::new(),
             dropped_trees: Vec::new(),
             report: IngestReport::default(),
@@ -113,7 +108,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
 
     /// Record a source's row (kind, provider, title), creating its tree when new.
     pub fn upsert_source(&mut self, src: &SourceRow) -> Result<()> {
-        self.tx.upsert_source(src, self.now_ms)?;
+        self.tx.upsert_source(src, self.ctx.now_ms)?;
         Ok(())
     }
 
@@ -152,13 +147,13 @@ impl<'a, 't> WriteBatch<'a, 't> {
                 provider: None,
                 title: d.title.clone(),
             };
-            self.tx.upsert_source(&src, self.now_ms)?;
+            self.tx.upsert_source(&src, self.ctx.now_ms)?;
         }
         let tree_row = self.tree_row(&tree)?;
         // Content clock: an item more than the flush age after the buffer's oldest seals the
         // buffer first, so a historical import seals what a live stream would have.
         let st = self.stats(&tree, 0)?;
-        if st.count > 0 && d.ts_ms > st.oldest_content_ms.saturating_add(self.cfg.flush_age_ms) {
+        if st.count > 0 && d.ts_ms > st.oldest_content_ms.saturating_add(self.ctx.cfg.flush_age_ms) {
             self.seal(&tree, 0)?;
         }
         let tokens = crate::config::approx_tokens(&d.content) as u64;
@@ -179,7 +174,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
             parent_id: None,
             child_ids: Vec::new(),
             flags: if d.split { NodeRow::FLAG_SPLIT } else { 0 },
-            appended_ms: self.now_ms,
+            appended_ms: self.ctx.now_ms,
         };
         self.tx.insert_node(&row)?;
         let mentions = self.leaf_mentions(&row.content, &d.structured);
@@ -187,7 +182,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
         self.report.leaves += 1;
         let s = self.count_appended(&tree, 0, &row)?;
         self.written.push(WrittenNode { row, tree: tree_row, entities: entity_ids(&mentions), topics: Vec::new() });
-        if s.tokens >= self.cfg.seal_token_budget {
+        if s.tokens >= self.ctx.cfg.seal_token_budget {
             self.seal(&tree, 0)?;
         }
         Ok(())
@@ -202,16 +197,16 @@ impl<'a, 't> WriteBatch<'a, 't> {
             .collect();
         // Structured names join the gazetteer first, so the text can mention them.
         for m in &out {
-            self.gazetteer.insert(m.kind, &m.surface, &m.id);
+            self.ctx.gazetteer.insert(m.kind, &m.surface, &m.id);
         }
-        let found = self.extractor.extract(
+        let found = self.ctx.extractor.extract(
             content,
-            self.gazetteer,
+            self.ctx.gazetteer,
             ExtractOptions { case_insensitive: false, discover_names: true },
         );
         for m in found {
             if !out.iter().any(|o| o.id == m.id) {
-                self.gazetteer.insert(m.kind, &m.surface, &m.id);
+                self.ctx.gazetteer.insert(m.kind, &m.surface, &m.id);
                 out.push(m);
             }
         }
@@ -246,9 +241,9 @@ impl<'a, 't> WriteBatch<'a, 't> {
                     author: if level == 0 { c.author.as_deref() } else { None },
                 })
                 .collect(),
-            max_tokens: self.cfg.summary_tokens,
+            max_tokens: self.ctx.cfg.summary_tokens,
         };
-        let text = self.summariser.summarise(&req)?;
+        let text = self.ctx.summariser.summarise(&req)?;
         let child_ids: Vec<NodeId> = children.iter().map(|c| c.node_id.clone()).collect();
         let mut parts: Vec<&[u8]> = vec![tree.0.as_bytes()];
         let lvl = (level + 1).to_le_bytes();
@@ -272,7 +267,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
             parent_id: None,
             child_ids: child_ids.clone(),
             flags: 0,
-            appended_ms: self.now_ms,
+            appended_ms: self.ctx.now_ms,
         };
         self.tx.insert_node(&row)?;
         self.tx.set_parent(&child_ids, &id)?;
@@ -289,7 +284,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
         topics.sort();
         topics.dedup();
         self.written.push(WrittenNode { row, tree: tree_row, entities: entity_ids(&mentions), topics });
-        if up.count >= self.cfg.fanout {
+        if up.count >= self.ctx.cfg.fanout {
             self.seal(tree, level + 1)?;
         }
         Ok(())

@@ -6,7 +6,7 @@ use super::Memory;
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::index::IndexDoc;
-use crate::ingest::{IngestReport, WriteBatch};
+use crate::ingest::{IngestReport, WriteBatch, WriteContext};
 use crate::store::{NodeReads, NodeRow, Tx};
 use crate::types::{NodeId, TreeId};
 
@@ -40,14 +40,14 @@ impl Memory {
         let result = (|| {
             let tx = view.store.begin()?;
             crate::crash::point("write_begin");
-            let mut batch = WriteBatch::new(
-                &tx,
-                &view.opts.config,
-                view.opts.summariser.as_ref(),
-                &view.extractor,
-                &mut self.gazetteer,
-                now,
-            );
+            let ctx = WriteContext {
+                cfg: &view.opts.config,
+                summariser: view.opts.summariser.as_ref(),
+                extractor: &view.extractor,
+                gazetteer: &mut self.gazetteer,
+                now_ms: now,
+            };
+            let mut batch = WriteBatch::new(&tx, ctx);
             batch.seal_level0(&due)?;
             f(&mut batch)?;
             let written = batch.finish();
