@@ -278,7 +278,7 @@ fn fuse(
 /// The filter's scope, source and window conditions, checked on a row (dense candidates do
 /// not come through the index filter).
 fn passes(n: &NodeBrief, flt: &SearchFilter) -> bool {
-    let scope = n.tree_id.as_str().strip_prefix("source:").unwrap_or(n.tree_id.as_str());
+    let scope = n.tree_id.scope();
     flt.scopes.as_ref().is_none_or(|s| s.contains(scope))
         && flt.source_id.as_ref().is_none_or(|s| s == scope)
         && flt.window_ms.is_none_or(|(a, b)| n.time_end_ms >= a && n.time_start_ms <= b)
