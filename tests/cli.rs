@@ -248,3 +248,27 @@ fn stderr_never_carries_message_or_query_text() {
     // The calls above did fail (so their error paths were exercised) except the walk.
     assert_eq!(failures, 2 * (bad.len() - 1));
 }
+
+/// A reader that closed the pipe ends the program quietly, as `rg … | head` does: exit 0 and
+/// no panic text. The pipe's read end is closed before the child starts, so every write the
+/// child makes fails with a broken pipe, whatever the timing.
+#[test]
+fn a_closed_stdout_ends_quietly_with_status_zero() {
+    let (s_dir, s) = store();
+    let calls: [&[&str]; 3] =
+        [&["tool", "--schema"], &["recall", "--schema"], &["tool", r#"{"mode":"search_entities","query":"x"}"#]];
+    for args in calls {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let r = command(MEMTREE, &s, args)
+            .stdin(std::process::Stdio::null())
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8(r.stderr).unwrap();
+        assert_eq!(r.status.code(), Some(0), "{args:?}: stderr {err}");
+        assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{args:?}: stderr {err}");
+    }
+    drop(s_dir);
+}

@@ -10,6 +10,7 @@ use memtree::eval::read_locomo;
 use memtree::eval::recall::RecallConfig;
 use memtree::{IngestReport, Memory, MemoryReader, OpenOptions};
 use memtree::{Scope, WalkParams};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
@@ -121,8 +122,22 @@ fn default_store() -> Result<PathBuf> {
 
 fn print(cli: &Cli, v: &serde_json::Value) -> Result<()> {
     let s = if cli.pretty { serde_json::to_string_pretty(v)? } else { serde_json::to_string(v)? };
-    println!("{s}");
+    stdout_line(&s)
+}
+
+/// One line on stdout. Unlike `println!`, a failed write is an error, not a panic: a reader
+/// that closed the pipe (`memtree tool … | head -c 100`) ends the program quietly in `main`.
+fn stdout_line(line: &str) -> Result<()> {
+    let mut o = std::io::stdout().lock();
+    writeln!(o, "{line}")?;
+    o.flush()?;
     Ok(())
+}
+
+/// True when `e` comes from writing to a pipe whose reader has gone: for a Unix tool that is
+/// the end of the conversation, not a failure (status 0, nothing on stderr).
+fn is_closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
 fn progress(len: u64, what: &str) -> ProgressBar {
@@ -212,16 +227,16 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
         }
         std::fs::write(path, lines).with_context(|| format!("writing {}", path.display()))?;
     }
-    println!(
+    stdout_line(&format!(
         "recall ({}, {} questions with evidence, {:.0} s); fractional evidence recall over leaves, %",
         report.setting,
         report.questions,
         t.elapsed().as_secs_f64()
-    );
+    ))?;
     let mut cols: Vec<String> = ks.iter().map(|k| format!("recall@{k}")).collect();
     cols.push("recall@budget2k".into());
-    println!("| system | bucket | {} | p50 ms |", cols.join(" | "));
-    println!("|---|---|{}---:|", "---:|".repeat(cols.len()));
+    stdout_line(&format!("| system | bucket | {} | p50 ms |", cols.join(" | ")))?;
+    stdout_line(&format!("|---|---|{}---:|", "---:|".repeat(cols.len())))?;
     for (name, sys) in &report.systems {
         let mut buckets: Vec<(&str, &std::collections::BTreeMap<String, f64>)> = vec![("overall", &sys.overall)];
         for (c, _) in memtree::eval::recall::CATEGORIES.iter().map(|(i, n)| (*n, i)) {
@@ -235,7 +250,7 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
             } else {
                 String::new()
             };
-            println!("| {name} | {b} | {} | {p50} |", vals.join(" | "));
+            stdout_line(&format!("| {name} | {b} | {} | {p50} |", vals.join(" | ")))?;
         }
     }
     Ok(())
@@ -342,6 +357,9 @@ fn run_read_only(cli: &Cli, reader: &MemoryReader) -> Result<()> {
 fn main() {
     let cli = Cli::parse();
     if let Err(e) = run(&cli) {
+        if is_closed_pipe(&e) {
+            return;
+        }
         eprintln!("memtree: {e:#}");
         std::process::exit(1);
     }
