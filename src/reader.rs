@@ -229,6 +229,12 @@ impl MemoryReader {
         f(&cache.1)
     }
 
+    /// True when the store holds no leaf or summary yet (a fresh store, or one whose sources
+    /// were all deleted); `memory_recall` facts do not count.
+    pub fn is_empty(&self) -> Result<bool> {
+        self.store.is_empty()
+    }
+
     /// Counts and sizes.
     pub fn stats(&self) -> Result<Stats> {
         let db = self.store.path();

@@ -272,3 +272,43 @@ fn a_closed_stdout_ends_quietly_with_status_zero() {
     }
     drop(s_dir);
 }
+
+/// A failed import into a store the command would create leaves no directory behind; one
+/// into an existing store keeps the store and what it held.
+#[test]
+fn a_failed_import_leaves_no_new_store_behind() {
+    let (_d, s) = store();
+    let missing = s.parent().unwrap().join("no-such.jsonl");
+    let r = run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", missing.to_str().unwrap()]), None);
+    assert_eq!(r.code, Some(1), "stderr: {}", r.err);
+    assert!(r.err.contains("no such file or directory"), "{}", r.err);
+    assert!(!s.exists(), "the failed import left {} behind", s.display());
+
+    let v = run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", &demo("chat.jsonl")]), None).json();
+    assert!(v["leaves"].as_u64().unwrap() > 0);
+    let r = run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", missing.to_str().unwrap()]), None);
+    assert_eq!(r.code, Some(1));
+    let stats = run(command(MEMTREE, &s, &["stats"]), None).json();
+    assert_eq!(stats["leaves"], v["leaves"], "an existing store keeps its content");
+}
+
+/// A read on a store that holds nothing answers as usual (empty JSON, status 0) and says why
+/// on stderr; a write into it, and reads after the write, say nothing.
+#[test]
+fn a_read_on_an_empty_store_says_so_on_stderr() {
+    let (_d, s) = store();
+    let walk = r#"{"mode":"walk","query":"who owns the rollout?"}"#;
+    let r = run(command(MEMTREE, &s, &["tool", walk]), None);
+    assert_eq!(r.json()["total"], 0);
+    assert!(r.err.contains("holds nothing yet") && r.err.contains("did not exist"), "stderr: {}", r.err);
+    let r = run(command(MEMTREE, &s, &["tool", walk]), None);
+    assert!(r.err.contains("holds nothing yet") && !r.err.contains("did not exist"), "stderr: {}", r.err);
+
+    let doc = r#"{"mode":"ingest_document","title":"Rollout","body":"Bob owns the rollout now.","source_id":"doc:rollout.md"}"#;
+    let r = run(command(MEMTREE, &s, &["tool", doc]), None);
+    assert_eq!(r.json()["status"], "ok");
+    assert!(!r.err.contains("holds nothing"), "stderr after a write: {}", r.err);
+    let r = run(command(MEMTREE, &s, &["tool", walk]), None);
+    assert!(r.json()["total"].as_u64().unwrap() > 0);
+    assert!(!r.err.contains("holds nothing"), "stderr: {}", r.err);
+}

@@ -297,6 +297,9 @@ fn run(cli: &Cli) -> Result<()> {
         None => default_store()?,
     };
     let opts = open_options(cli)?;
+    // A store this command creates is removed again when its import fails: a mistyped path
+    // must not leave an empty store behind.
+    let fresh = !dir.exists();
     let mut mem = match Memory::open_with(&dir, opts.clone()) {
         Ok(m) => m,
         // Another process (the assistant) is writing: reads go through a read-only handle.
@@ -309,7 +312,16 @@ fn run(cli: &Cli) -> Result<()> {
     };
     match &cli.cmd {
         Cmd::Ingest { format, path } => {
-            let r = ingest(&mut mem, *format, path)?;
+            let r = match ingest(&mut mem, *format, path) {
+                Ok(r) => r,
+                Err(e) => {
+                    if fresh {
+                        drop(mem);
+                        let _ = std::fs::remove_dir_all(&dir);
+                    }
+                    return Err(e);
+                }
+            };
             print(
                 cli,
                 &serde_json::json!({"sources": r.sources, "leaves": r.leaves, "summaries": r.summaries,
@@ -319,6 +331,17 @@ fn run(cli: &Cli) -> Result<()> {
         Cmd::Tool { json, .. } => {
             let input = json_arg(json)?;
             let out = memtree::tool::call_json(&mut mem, &input, &Scope::all())?;
+            // Asked after the call, so a write (`ingest_document`) into a new store says nothing.
+            if mem.as_reader().is_empty()? {
+                // Say why every read comes back empty; the answer itself stays the JSON a
+                // script expects.
+                eprintln!(
+                    "memtree: the store at {} holds nothing yet{}; import with `memtree --store {} ingest --format FORMAT PATH`",
+                    dir.display(),
+                    if fresh { " (it did not exist: created empty)" } else { "" },
+                    dir.display()
+                );
+            }
             print(cli, &out)?;
         }
         Cmd::Recall { json, .. } => {

@@ -26,6 +26,12 @@ pub struct StoreCounts {
 
 /// Aggregate counts.
 pub trait StatsReads: Reader {
+    /// True when the store holds no node at all (nothing imported yet): one index probe, not a
+    /// count, so a caller may ask before every read.
+    fn is_empty(&self) -> Result<bool> {
+        Ok(!self.conn().query_row("SELECT EXISTS (SELECT 1 FROM nodes)", [], |r| r.get::<_, bool>(0))?)
+    }
+
     /// Count everything.
     fn counts(&self) -> Result<StoreCounts> {
         let c = self.conn();
