@@ -312,3 +312,12 @@ fn a_read_on_an_empty_store_says_so_on_stderr() {
     assert!(r.json()["total"].as_u64().unwrap() > 0);
     assert!(!r.err.contains("holds nothing"), "stderr: {}", r.err);
 }
+
+/// An error names its problem once, even when a message quotes its own cause.
+#[test]
+fn an_error_names_the_problem_once() {
+    let (d, s) = store();
+    let r = run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", d.path().to_str().unwrap()]), None);
+    assert_eq!(r.code, Some(1), "stderr: {}", r.err);
+    assert_eq!(r.err.matches("os error").count(), 1, "stderr: {}", r.err);
+}
