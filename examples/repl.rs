@@ -55,6 +55,8 @@ const COMMANDS: &[(&str, &str)] = &[
     (":window", "FROM..TO [key=value]  what happened between two dates, e.g. 2023-05-01..2023-05-08"),
     (":recall", "key=value ...         the memory_recall tool (op=search|put|forget|list)"),
     (":stats", "counts and sizes of the store"),
+    (":sources", "what the store holds, one line per source"),
+    (":forget", "SOURCE_ID             remove one source and everything derived from it"),
     (":json", "toggle raw JSON output"),
     (":import", "FORMAT PATH           chat-jsonl, mbox, slack, markdown or locomo"),
     (":demo", "load the demo corpus"),
@@ -124,6 +126,18 @@ impl Repl {
                 println!("raw JSON output {}", if self.json { "on" } else { "off" });
             }
             "stats" => self.stats()?,
+            "sources" => self.sources()?,
+            "forget" => {
+                let id = rest.trim();
+                if id.is_empty() {
+                    return Err(anyhow!("usage: :forget SOURCE_ID (:sources lists them)"));
+                }
+                if !self.mem.as_reader().sources()?.iter().any(|s| s.source_id == id) {
+                    return Err(anyhow!("no source `{id}` in the store (:sources lists them)"));
+                }
+                let r = self.mem.delete_source(&id.into())?;
+                println!("forgot {id}: {} leaves and what was derived from them", r.removed);
+            }
             "demo" => load_demo(&mut self.mem)?,
             "import" => {
                 let (format, path) = rest
@@ -261,6 +275,32 @@ impl Repl {
         println!("vectors    {}   dense model: {}", c.vectors, s.embedder.as_deref().unwrap_or("off (lexical only)"));
         println!("facts      {}", c.recall_facts);
         println!("on disk    store {}, index {}", human_bytes(s.store_bytes), human_bytes(s.index_bytes));
+        Ok(())
+    }
+
+    fn sources(&self) -> Result<()> {
+        let list = self.mem.as_reader().sources()?;
+        if self.json {
+            println!("{}", serde_json::to_string_pretty(&list)?);
+            return Ok(());
+        }
+        let day = |ms: Option<i64>| {
+            ms.and_then(chrono::DateTime::from_timestamp_millis)
+                .map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%d %H:%M").to_string())
+        };
+        println!("{:<32} {:<8} {:>7} {:>9}  {:<16}  {:<16}", "source", "kind", "leaves", "summaries", "first", "last");
+        for s in &list {
+            println!(
+                "{:<32} {:<8} {:>7} {:>9}  {:<16}  {:<16}",
+                s.source_id,
+                s.kind,
+                s.leaves,
+                s.summaries,
+                day(s.first_ms),
+                day(s.last_ms)
+            );
+        }
+        println!("({} sources)", list.len());
         Ok(())
     }
 

@@ -68,7 +68,7 @@ pub use retrieval::{
     SearchEntitiesArgs, WalkArgs, WalkParams, cover_window, drill_down, fetch_leaves, query_source, search_entities,
     walk,
 };
-pub use store::{EdgeRow, StoreCounts};
+pub use store::{EdgeRow, SourceSummary, StoreCounts};
 pub use tree::{ExtractiveSummariser, Summariser, SummaryChild, SummaryRequest};
 pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};
 

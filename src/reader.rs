@@ -10,7 +10,7 @@ use crate::entities::{Extractor, Gazetteer, Registry, VaultFingerprint};
 use crate::error::Result;
 use crate::index::IndexHandle;
 use crate::options::{CONTENT_DIR, OpenOptions};
-use crate::store::{StatsReads, Store, StoreCounts};
+use crate::store::{SourceSummary, StatsReads, Store, StoreCounts};
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -233,6 +233,11 @@ impl MemoryReader {
     /// were all deleted); `memory_recall` facts do not count.
     pub fn is_empty(&self) -> Result<bool> {
         self.store.is_empty()
+    }
+
+    /// Every source the store holds, by id, with its counts and time span.
+    pub fn sources(&self) -> Result<Vec<SourceSummary>> {
+        self.store.sources()
     }
 
     /// Counts and sizes.

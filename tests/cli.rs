@@ -321,3 +321,38 @@ fn an_error_names_the_problem_once() {
     assert_eq!(r.code, Some(1), "stderr: {}", r.err);
     assert_eq!(r.err.matches("os error").count(), 1, "stderr: {}", r.err);
 }
+
+/// `sources` lists what the store holds, per source, summing to `stats`; `forget --source`
+/// removes one source with everything derived from it; an unknown id is an error.
+#[test]
+fn sources_lists_the_store_and_forget_removes_one() {
+    let (_d, s) = store();
+    run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", &demo("chat.jsonl")]), None).json();
+    run(command(MEMTREE, &s, &["ingest", "--format", "mbox", &demo("mail.mbox")]), None).json();
+    let stats = run(command(MEMTREE, &s, &["stats"]), None).json();
+    let list = run(command(MEMTREE, &s, &["sources"]), None).json();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len() as u64, stats["sources"].as_u64().unwrap());
+    let leaves: u64 = list.iter().map(|e| e["leaves"].as_u64().unwrap()).sum();
+    assert_eq!(leaves, stats["leaves"].as_u64().unwrap());
+    let ids: Vec<&str> = list.iter().map(|e| e["source_id"].as_str().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "sorted by id: {ids:?}");
+    let eng = list.iter().find(|e| e["source_id"] == "slack:#eng").expect("slack:#eng listed");
+    assert_eq!(eng["kind"], "chat");
+    assert!(eng["first"].as_str().unwrap() <= eng["last"].as_str().unwrap());
+    assert!(list.iter().any(|e| e["kind"] == "email"));
+
+    let r = run(command(MEMTREE, &s, &["forget", "--source", "slack:#eng"]), None).json();
+    assert_eq!(r["removed_leaves"], eng["leaves"]);
+    let after = run(command(MEMTREE, &s, &["stats"]), None).json();
+    assert_eq!(after["sources"].as_u64().unwrap(), stats["sources"].as_u64().unwrap() - 1);
+    assert_eq!(after["leaves"].as_u64().unwrap(), leaves - eng["leaves"].as_u64().unwrap());
+    let hits =
+        run(command(MEMTREE, &s, &["tool", r#"{"mode":"cover_window","since_ms":0,"until_ms":4102444800000}"#]), None)
+            .json();
+    assert!(hits["hits"].as_array().unwrap().iter().all(|h| h["tree_scope"] != "slack:#eng"));
+
+    let r = run(command(MEMTREE, &s, &["forget", "--source", "slack:#nope"]), None);
+    assert_eq!(r.code, Some(1));
+    assert!(r.err.contains("no source `slack:#nope`"), "{}", r.err);
+}

@@ -169,3 +169,20 @@ fn an_unusable_store_is_a_clear_error_and_exit_1() {
     assert_eq!(s.code, Some(1), "{}", s.err);
     assert!(s.err.starts_with("repl: opening store "), "{}", s.err);
 }
+
+/// `:sources` lists what the store holds; `:forget ID` removes one source (then `:sources`
+/// no longer lists it); an unknown id or a missing one is an error and the session goes on.
+#[test]
+fn sources_and_forget_in_a_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let s = repl(&store, &["--demo"], ":sources\n:forget slack:#eng\n:forget slack:#nope\n:forget\n:sources\n");
+    assert_eq!(s.code, Some(0), "{}", s.err);
+    let (before, after) =
+        s.out.split_once("forgot slack:#eng: ").unwrap_or_else(|| panic!("no forget line: {}", s.out));
+    assert!(before.lines().any(|l| l.starts_with("slack:#eng ") && l.contains("chat")), "{before}");
+    assert!(after.lines().any(|l| l.starts_with("doc:")), "the other sources stay: {after}");
+    assert!(!after.lines().any(|l| l.starts_with("slack:#eng ")), "{after}");
+    assert!(s.err.contains("no source `slack:#nope`"), "{}", s.err);
+    assert!(s.err.contains("usage: :forget SOURCE_ID"), "{}", s.err);
+}

@@ -63,6 +63,16 @@ enum Cmd {
     Stats,
     /// Rebuild the full-text index and vectors from the store.
     Reindex,
+    /// What the store holds: one entry per source (id, kind, leaves, summaries, first and last
+    /// time).
+    Sources,
+    /// Remove one source and everything derived from it (leaves, summaries, index documents,
+    /// vectors, entity counts, edges), atomically.
+    Forget {
+        /// The source id, as `memtree sources` lists it.
+        #[arg(long = "source", value_name = "ID")]
+        source: String,
+    },
     /// Serve the memory_tree and memory_recall tools over MCP on stdio (for an assistant host).
     Mcp {
         /// Only these tree scopes (source ids) are visible (repeatable; default: everything).
@@ -321,7 +331,7 @@ fn run(cli: &Cli) -> Result<()> {
     let mut mem = match Memory::open_with(&dir, opts.clone()) {
         Ok(m) => m,
         // Another process (the assistant) is writing: reads go through a read-only handle.
-        Err(memtree::Error::Locked { .. }) if matches!(cli.cmd, Cmd::Tool { .. } | Cmd::Stats) => {
+        Err(memtree::Error::Locked { .. }) if matches!(cli.cmd, Cmd::Tool { .. } | Cmd::Stats | Cmd::Sources) => {
             let reader =
                 MemoryReader::open(&dir, opts).with_context(|| format!("opening store {} read-only", dir.display()))?;
             return run_read_only(cli, &reader);
@@ -368,6 +378,15 @@ fn run(cli: &Cli) -> Result<()> {
             print(cli, &out)?;
         }
         Cmd::Stats => print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?,
+        Cmd::Sources => print(cli, &sources_json(mem.as_reader())?)?,
+        Cmd::Forget { source } => {
+            let known = mem.as_reader().sources()?.iter().any(|s| s.source_id == *source);
+            if !known {
+                anyhow::bail!("no source `{source}` in the store (`memtree sources` lists them)");
+            }
+            let r = mem.delete_source(&source.as_str().into())?;
+            print(cli, &serde_json::json!({"source_id": source, "removed_leaves": r.removed}))?;
+        }
         Cmd::Reindex => {
             mem.reindex()?;
             print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?;
@@ -381,7 +400,25 @@ fn run(cli: &Cli) -> Result<()> {
     Ok(())
 }
 
-/// `tool` and `stats` on a store another process holds for writing.
+/// `memtree sources`: each source with its counts and its leaves' first and last time
+/// (RFC 3339 UTC; `null` for a source without leaves).
+fn sources_json(reader: &MemoryReader) -> Result<serde_json::Value> {
+    let time = |ms: Option<i64>| {
+        ms.and_then(chrono::DateTime::from_timestamp_millis)
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+    };
+    let rows: Vec<serde_json::Value> = reader
+        .sources()?
+        .into_iter()
+        .map(|s| {
+            serde_json::json!({"source_id": s.source_id, "kind": s.kind, "leaves": s.leaves,
+                "summaries": s.summaries, "first": time(s.first_ms), "last": time(s.last_ms)})
+        })
+        .collect();
+    Ok(serde_json::Value::Array(rows))
+}
+
+/// `tool`, `stats` and `sources` on a store another process holds for writing.
 fn run_read_only(cli: &Cli, reader: &MemoryReader) -> Result<()> {
     match &cli.cmd {
         Cmd::Tool { json, .. } => {
@@ -391,6 +428,7 @@ fn run_read_only(cli: &Cli, reader: &MemoryReader) -> Result<()> {
             print(cli, &out)
         }
         Cmd::Stats => print(cli, &serde_json::to_value(reader.stats()?)?),
+        Cmd::Sources => print(cli, &sources_json(reader)?),
         _ => unreachable!("only read commands fall back to a reader"),
     }
 }

@@ -15,7 +15,7 @@ pub use entities::{EdgeRow, EntityReads, EntityRow};
 pub use fts5::Fts5Baseline;
 pub use nodes::{BufferStats, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
 pub use recall::RecallReads;
-pub use stats::{StatsReads, StoreCounts};
+pub use stats::{SourceSummary, StatsReads, StoreCounts};
 pub use vectors::VectorReads;
 
 use crate::error::{Error, Result};

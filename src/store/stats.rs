@@ -24,8 +24,50 @@ pub struct StoreCounts {
     pub recall_facts: u64,
 }
 
+/// What the store holds of one source (`memtree sources`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SourceSummary {
+    /// The source id.
+    pub source_id: String,
+    /// `chat`, `email` or `document`.
+    pub kind: String,
+    /// Leaves stored.
+    pub leaves: u64,
+    /// Summaries sealed over them (every level).
+    pub summaries: u64,
+    /// Earliest leaf time, epoch ms (`None` without leaves).
+    pub first_ms: Option<i64>,
+    /// Latest leaf time, epoch ms.
+    pub last_ms: Option<i64>,
+}
+
 /// Aggregate counts.
 pub trait StatsReads: Reader {
+    /// Every source with its leaf and summary counts and its leaves' time span, by id.
+    fn sources(&self) -> Result<Vec<SourceSummary>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT s.source_id, s.source_kind, \
+               COALESCE(SUM(n.level = 0), 0), COALESCE(SUM(n.level > 0), 0), \
+               MIN(CASE WHEN n.level = 0 THEN n.time_start_ms END), \
+               MAX(CASE WHEN n.level = 0 THEN n.time_end_ms END) \
+             FROM sources s \
+             LEFT JOIN trees t ON t.tree_kind = 'source' AND t.tree_scope = s.source_id \
+             LEFT JOIN nodes n ON n.tree_id = t.tree_id \
+             GROUP BY s.source_id ORDER BY s.source_id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(SourceSummary {
+                source_id: r.get(0)?,
+                kind: r.get(1)?,
+                leaves: r.get::<_, i64>(2)? as u64,
+                summaries: r.get::<_, i64>(3)? as u64,
+                first_ms: r.get(4)?,
+                last_ms: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// True when the store holds no node at all (nothing imported yet): one index probe, not a
     /// count, so a caller may ask before every read.
     fn is_empty(&self) -> Result<bool> {

@@ -222,11 +222,28 @@ fn structured_fields_become_entities_and_text_names_match_known_ones() {
 
 #[derive(Debug, Clone)]
 enum Op {
-    Chat { source: usize, gap_min: i64, author: usize, word: usize },
-    Doc { doc: usize, words: usize, word: usize },
-    DeleteDoc { doc: usize },
+    Chat {
+        source: usize,
+        gap_min: i64,
+        author: usize,
+        word: usize,
+    },
+    Doc {
+        doc: usize,
+        words: usize,
+        word: usize,
+    },
+    DeleteDoc {
+        doc: usize,
+    },
+    /// `memtree forget --source` on a chat source: its summaries, entity counts and edges go too.
+    ForgetChat {
+        source: usize,
+    },
     Flush,
-    AdvanceClock { hours: i64 },
+    AdvanceClock {
+        hours: i64,
+    },
     Reopen,
 }
 
@@ -238,6 +255,7 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (0usize..3, 0i64..90, 0usize..3, 0usize..8).prop_map(|(source, gap_min, author, word)| Op::Chat { source, gap_min, author, word }),
         2 => (0usize..2, 1usize..120, 0usize..8).prop_map(|(doc, words, word)| Op::Doc { doc, words, word }),
         1 => (0usize..2).prop_map(|doc| Op::DeleteDoc { doc }),
+        1 => (0usize..3).prop_map(|source| Op::ForgetChat { source }),
         1 => Just(Op::Flush),
         1 => (0i64..3).prop_map(|hours| Op::AdvanceClock { hours }),
         1 => Just(Op::Reopen),
@@ -275,6 +293,11 @@ proptest! {
                 }
                 Op::DeleteDoc { doc } => {
                     let src = format!("doc:d{doc}.md");
+                    m.delete_source(&src.as_str().into()).unwrap();
+                    model.remove(&src);
+                }
+                Op::ForgetChat { source } => {
+                    let src = format!("slack:#c{source}");
                     m.delete_source(&src.as_str().into()).unwrap();
                     model.remove(&src);
                 }
