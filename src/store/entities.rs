@@ -121,10 +121,7 @@ pub trait EntityReads: Reader {
 
     /// Entities on a node, sorted by id.
     fn node_entities(&self, node: &NodeId) -> Result<Vec<EntityId>> {
-        let mut stmt =
-            self.conn().prepare_cached("SELECT entity_id FROM node_entities WHERE node_id = ?1 ORDER BY entity_id")?;
-        let rows = stmt.query_map([node.as_str()], |r| Ok(EntityId(r.get(0)?)))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        id_column(self, ENTITIES_OF_NODE, node.as_str(), EntityId)
     }
 
     /// The distinct entities of several nodes (a summary's children), as mentions, by id.
@@ -148,10 +145,7 @@ pub trait EntityReads: Reader {
 
     /// Nodes mentioning an entity, sorted by id.
     fn entity_nodes(&self, entity: &EntityId) -> Result<Vec<NodeId>> {
-        let mut stmt =
-            self.conn().prepare_cached("SELECT node_id FROM node_entities WHERE entity_id = ?1 ORDER BY node_id")?;
-        let rows = stmt.query_map([entity.as_str()], |r| Ok(NodeId(r.get(0)?)))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        id_column(self, NODES_OF_ENTITY, entity.as_str(), NodeId)
     }
 
     /// Edges of `subject`, by weight descending then object id.
@@ -177,6 +171,16 @@ pub trait EntityReads: Reader {
 }
 
 impl<R: Reader> EntityReads for R {}
+
+const ENTITIES_OF_NODE: &str = "SELECT entity_id FROM node_entities WHERE node_id = ?1 ORDER BY entity_id";
+const NODES_OF_ENTITY: &str = "SELECT node_id FROM node_entities WHERE entity_id = ?1 ORDER BY node_id";
+
+/// The one text column of `sql` (one `?1` parameter, `key`) as ids, in the query's order.
+fn id_column<R: Reader + ?Sized, T>(r: &R, sql: &str, key: &str, id: fn(String) -> T) -> Result<Vec<T>> {
+    let mut stmt = r.conn().prepare_cached(sql)?;
+    let rows = stmt.query_map([key], |row| row.get::<_, String>(0).map(id))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
 
 impl Tx<'_> {
     /// Attach `mentions` to a node. For a leaf this also counts the mention and adds one to the

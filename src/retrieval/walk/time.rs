@@ -107,26 +107,18 @@ mod tests {
     #[test]
     fn relative_and_absolute_expressions() {
         let now = ms("2023-05-10T15:00:00Z"); // a Wednesday
-        assert_eq!(
-            time_window("what happened yesterday?", now),
-            Some((ms("2023-05-09T00:00:00Z"), ms("2023-05-09T23:59:59.999Z")))
-        );
-        assert_eq!(
-            time_window("plans from last week", now),
-            Some((ms("2023-05-01T00:00:00Z"), ms("2023-05-07T23:59:59.999Z")))
-        );
-        assert_eq!(
-            time_window("What did Caroline do in May 2022?", now),
-            Some((ms("2022-05-01T00:00:00Z"), ms("2022-05-31T23:59:59.999Z")))
-        );
-        assert_eq!(
-            time_window("trips in June", now),
-            Some((ms("2022-06-01T00:00:00Z"), ms("2022-06-30T23:59:59.999Z")))
-        );
-        assert_eq!(
-            time_window("events in 2021", now),
-            Some((ms("2021-01-01T00:00:00Z"), ms("2021-12-31T23:59:59.999Z")))
-        );
+        // (question, first day, last day) of the window each names, whole UTC days.
+        let days = [
+            ("what happened yesterday?", "2023-05-09", "2023-05-09"),
+            ("plans from last week", "2023-05-01", "2023-05-07"),
+            ("What did Caroline do in May 2022?", "2022-05-01", "2022-05-31"),
+            ("trips in June", "2022-06-01", "2022-06-30"),
+            ("events in 2021", "2021-01-01", "2021-12-31"),
+        ];
+        for (q, first, last) in days {
+            let want = (ms(&format!("{first}T00:00:00Z")), ms(&format!("{last}T23:59:59.999Z")));
+            assert_eq!(time_window(q, now), Some(want), "{q}");
+        }
         assert_eq!(time_window("messages in the last 3 days", now), Some((now - 3 * 86_400_000, now)));
         assert_eq!(time_window("May I ask what Melanie painted?", now), None, "`may` as a verb");
         assert_eq!(time_window("When did Caroline go to the support group?", now), None);
