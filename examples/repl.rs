@@ -132,7 +132,7 @@ impl Repl {
                 if id.is_empty() {
                     return Err(anyhow!("usage: :forget SOURCE_ID (:sources lists them)"));
                 }
-                if !self.mem.as_reader().sources()?.iter().any(|s| s.source_id == id) {
+                if !self.mem.as_reader().has_source(id)? {
                     return Err(anyhow!("no source `{id}` in the store (:sources lists them)"));
                 }
                 let r = self.mem.delete_source(&id.into())?;

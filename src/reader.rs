@@ -235,6 +235,11 @@ impl MemoryReader {
         self.store.is_empty()
     }
 
+    /// True when the store holds a source with this id.
+    pub fn has_source(&self, source_id: &str) -> Result<bool> {
+        self.store.has_source(source_id)
+    }
+
     /// Every source the store holds, by id, with its counts and time span.
     pub fn sources(&self) -> Result<Vec<SourceSummary>> {
         self.store.sources()

@@ -380,8 +380,7 @@ fn run(cli: &Cli) -> Result<()> {
         Cmd::Stats => print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?,
         Cmd::Sources => print(cli, &sources_json(mem.as_reader())?)?,
         Cmd::Forget { source } => {
-            let known = mem.as_reader().sources()?.iter().any(|s| s.source_id == *source);
-            if !known {
+            if !mem.as_reader().has_source(source)? {
                 anyhow::bail!("no source `{source}` in the store (`memtree sources` lists them)");
             }
             let r = mem.delete_source(&source.as_str().into())?;

@@ -43,6 +43,12 @@ pub struct SourceSummary {
 
 /// Aggregate counts.
 pub trait StatsReads: Reader {
+    /// True when the store has a source with this id: one primary-key probe.
+    fn has_source(&self, source_id: &str) -> Result<bool> {
+        let sql = "SELECT EXISTS (SELECT 1 FROM sources WHERE source_id = ?1)";
+        Ok(self.conn().query_row(sql, [source_id], |r| r.get::<_, bool>(0))?)
+    }
+
     /// Every source with its leaf and summary counts and its leaves' time span, by id.
     fn sources(&self) -> Result<Vec<SourceSummary>> {
         let mut stmt = self.conn().prepare(
