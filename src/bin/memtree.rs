@@ -263,12 +263,21 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
     ))?;
     let mut cols: Vec<String> = ks.iter().map(|k| format!("recall@{k}")).collect();
     cols.push("recall@budget2k".into());
+    cols.push("recall@budget2k-snippets".into());
     stdout_line(&format!("| system | bucket | {} | p50 ms |", cols.join(" | ")))?;
     stdout_line(&format!("|---|---|{}---:|", "---:|".repeat(cols.len())))?;
     for (name, sys) in &report.systems {
+        // Categories without questions (all of BEAM's are single-hop) are left out; the
+        // question types follow the categories when the corpus gives them.
+        let asked = |m: &std::collections::BTreeMap<String, f64>| m.get("questions").copied().unwrap_or(0.0) > 0.0;
         let mut buckets: Vec<(&str, &std::collections::BTreeMap<String, f64>)> = vec![("overall", &sys.overall)];
-        for (c, _) in memtree::eval::recall::CATEGORIES.iter().map(|(i, n)| (*n, i)) {
-            buckets.push((c, &sys.by_category[c]));
+        for (_, c) in memtree::eval::recall::CATEGORIES {
+            if asked(&sys.by_category[c]) {
+                buckets.push((c, &sys.by_category[c]));
+            }
+        }
+        for (t, m) in &sys.by_type {
+            buckets.push((t.as_str(), m));
         }
         for (b, m) in buckets {
             let vals: Vec<String> =

@@ -51,8 +51,26 @@ pub struct RecallConfig {
 #[derive(Debug, Clone, Default)]
 struct Outcome {
     at_k: Vec<f64>,
+    /// Evidence inside the budget, whole hits.
     budget: f64,
+    /// Evidence inside the budget when a hit that carries a snippet costs only its snippet
+    /// (and counts only when the snippet holds the evidence leaf: the leaf is the unit).
+    budget_snippets: f64,
     micros: u128,
+}
+
+/// One question's outcome with what it is grouped by.
+struct Asked {
+    category: u32,
+    kind: Option<String>,
+    outcome: Outcome,
+}
+
+/// One ranked leaf: its id and what it costs in a context budget (whole, and as the snippet
+/// its hit carries, when it carries one).
+struct Ranked {
+    id: NodeId,
+    snippet_tokens: Option<usize>,
 }
 
 /// Aggregated results: system → (bucket → metric → value); buckets are `overall`
@@ -80,6 +98,9 @@ pub struct QuestionDetail {
     pub conversation: String,
     /// The category name.
     pub category: String,
+    /// The question's `type`, when the corpus gives one.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     /// The question.
     pub question: String,
     /// Evidence turn ids that exist in the conversation.
@@ -98,6 +119,9 @@ pub struct SystemReport {
     pub overall: BTreeMap<String, f64>,
     /// The same per category name.
     pub by_category: BTreeMap<String, BTreeMap<String, f64>>,
+    /// The same per question `type`, when the corpus gives types (BEAM's abilities).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_type: BTreeMap<String, BTreeMap<String, f64>>,
     /// Median and p95 latency per question, microseconds.
     pub latency_us: BTreeMap<String, f64>,
 }
@@ -111,8 +135,8 @@ pub fn run(
     mut progress: impl FnMut(&str),
 ) -> Result<RecallReport> {
     let kmax = cfg.ks.iter().copied().max().unwrap_or(10).max(MIN_TOP);
-    // system → category → outcomes
-    let mut results: HashMap<String, Vec<(u32, Outcome)>> = HashMap::new();
+    // system → the outcome of every question it answered
+    let mut results: HashMap<String, Vec<Asked>> = HashMap::new();
     let groups: Vec<Vec<&Conversation>> =
         if cfg.pooled { vec![convs.iter().collect()] } else { convs.iter().map(|c| vec![c]).collect() };
     let mut questions = 0;
@@ -148,23 +172,29 @@ pub fn run(
                     // A hit counts only in the question's own conversation.
                     let turns: Vec<Option<&str>> = ranked
                         .iter()
-                        .map(|id| dia.get(id).filter(|(s, _)| *s == source).map(|(_, d)| d.as_str()))
+                        .map(|r| dia.get(&r.id).filter(|(s, _)| *s == source).map(|(_, d)| d.as_str()))
                         .collect();
-                    let tokens: Vec<usize> = ranked
-                        .iter()
-                        .map(|id| mem.store().node(id.as_str()).ok().flatten().map_or(0, |n| n.tokens as usize))
-                        .collect();
-                    let outcome = score(&evidence, &turns, &tokens, &cfg.ks, micros);
+                    let mut cost = Vec::with_capacity(ranked.len());
+                    for r in &ranked {
+                        let whole = mem.store().node(r.id.as_str())?.map_or(0, |n| n.tokens as usize);
+                        cost.push(Cost { whole, snippet: r.snippet_tokens });
+                    }
+                    let outcome = score(&evidence, &turns, &cost, &cfg.ks, micros);
                     per_question.push(QuestionDetail {
                         system: sys.clone(),
                         conversation: c.sample_id.clone(),
                         category: category_name(q.category).to_string(),
+                        kind: q.kind.clone(),
                         question: q.question.clone(),
                         evidence: evidence.iter().map(|e| e.to_string()).collect(),
                         recall: cfg.ks.iter().zip(&outcome.at_k).map(|(k, r)| (format!("recall@{k}"), *r)).collect(),
                         top: turns.iter().map(|t| t.map(str::to_string)).collect(),
                     });
-                    results.entry(sys.clone()).or_default().push((q.category, outcome));
+                    results.entry(sys.clone()).or_default().push(Asked {
+                        category: q.category,
+                        kind: q.kind.clone(),
+                        outcome,
+                    });
                 }
             }
         }
@@ -210,21 +240,23 @@ fn rank(
     q: &str,
     k: usize,
     wp: &WalkParams,
-) -> Result<Option<Vec<NodeId>>> {
+) -> Result<Option<Vec<Ranked>>> {
     use crate::index::{LevelFilter, SearchFilter};
     let leaves = SearchFilter { levels: LevelFilter::Leaves, ..SearchFilter::default() };
+    let whole = |ids: Vec<NodeId>| ids.into_iter().map(|id| Ranked { id, snippet_tokens: None }).collect();
     Ok(Some(match sys {
         "walk" => {
             let args = WalkArgs { limit: k, params: *wp, ..WalkArgs::new(q) };
-            walk(mem, &args, &Scope::all())?.hits.into_iter().map(|h| NodeId(h.node_id)).collect()
+            let hits = walk(mem, &args, &Scope::all())?.hits;
+            hits.into_iter().map(|h| Ranked { id: NodeId(h.node_id), snippet_tokens: None }).collect()
         }
-        "bm25" => mem.index().searcher().bm25(q, &leaves, k)?.0.into_iter().map(|h| h.0).collect(),
-        "fts5" => fts.search(q, k)?,
+        "bm25" => whole(mem.index().searcher().bm25(q, &leaves, k)?.0.into_iter().map(|h| h.0).collect()),
+        "fts5" => whole(fts.search(q, k)?),
         "dense" => {
             let Some(d) = mem.dense() else { return Ok(None) };
             let (emb, vectors) = (d.embedder, d.vectors());
             let qv = emb.embed(&[q])?.pop().unwrap_or_default();
-            vectors.top_k(&qv, k, NodeId::is_leaf_id).into_iter().map(|(id, _)| NodeId(id)).collect()
+            whole(vectors.top_k(&qv, k, NodeId::is_leaf_id).into_iter().map(|(id, _)| NodeId(id)).collect())
         }
         "hybrid" => {
             let Some(d) = mem.dense() else { return Ok(None) };
@@ -244,31 +276,45 @@ fn rank(
                 .map(|(id, s)| (NodeId(id), f64::from(s)))
                 .collect();
             let all = Fusion::default().rank(&lex, Some(&den), lex.keys().chain(den.keys()));
-            all.into_iter().take(k).map(|x| x.0).collect()
+            whole(all.into_iter().take(k).map(|x| x.0).collect())
         }
         _ => return Ok(None),
     }))
 }
 
-fn score(evidence: &[&str], turns: &[Option<&str>], tokens: &[usize], ks: &[usize], micros: u128) -> Outcome {
+/// What one hit costs in the context budget, in approximate tokens.
+#[derive(Debug, Clone, Copy)]
+struct Cost {
+    whole: usize,
+    snippet: Option<usize>,
+}
+
+fn score(evidence: &[&str], turns: &[Option<&str>], cost: &[Cost], ks: &[usize], micros: u128) -> Outcome {
     let ev: HashSet<&str> = evidence.iter().copied().collect();
     let frac = |n: usize| -> f64 {
         let got: HashSet<&str> = turns.iter().take(n).flatten().copied().filter(|t| ev.contains(t)).collect();
         got.len() as f64 / ev.len() as f64
     };
-    let mut used = 0;
-    let mut within = 0;
-    for t in tokens {
-        if used + t > BUDGET_TOKENS {
-            break;
-        }
-        used += t;
-        within += 1;
+    // Hits are taken in order while they fit; the first that does not ends the context.
+    let within = |each: &dyn Fn(&Cost) -> usize| -> usize {
+        let mut used = 0;
+        cost.iter().take_while(|c| {
+            used += each(c);
+            used <= BUDGET_TOKENS
+        })
+        .count()
+    };
+    let whole = within(&|c| c.whole);
+    let snippets = within(&|c| c.snippet.unwrap_or(c.whole));
+    Outcome {
+        at_k: ks.iter().map(|&k| frac(k)).collect(),
+        budget: frac(whole),
+        budget_snippets: frac(snippets),
+        micros,
     }
-    Outcome { at_k: ks.iter().map(|&k| frac(k)).collect(), budget: frac(within), micros }
 }
 
-fn aggregate(outs: &[(u32, Outcome)], ks: &[usize]) -> SystemReport {
+fn aggregate(outs: &[Asked], ks: &[usize]) -> SystemReport {
     let summarise = |sel: Vec<&Outcome>| -> BTreeMap<String, f64> {
         let mut m = BTreeMap::new();
         let n = sel.len().max(1) as f64;
@@ -276,18 +322,24 @@ fn aggregate(outs: &[(u32, Outcome)], ks: &[usize]) -> SystemReport {
             m.insert(format!("recall@{k}"), sel.iter().map(|o| o.at_k[i]).sum::<f64>() / n);
         }
         m.insert("recall@budget2k".into(), sel.iter().map(|o| o.budget).sum::<f64>() / n);
+        m.insert("recall@budget2k-snippets".into(), sel.iter().map(|o| o.budget_snippets).sum::<f64>() / n);
         m.insert("questions".into(), sel.len() as f64);
         m
     };
     let mut rep = SystemReport {
-        overall: summarise(outs.iter().filter(|(c, _)| (1..=4).contains(c)).map(|(_, o)| o).collect()),
+        overall: summarise(outs.iter().filter(|a| (1..=4).contains(&a.category)).map(|a| &a.outcome).collect()),
         ..SystemReport::default()
     };
     for (c, name) in CATEGORIES {
         rep.by_category
-            .insert(name.into(), summarise(outs.iter().filter(|(cc, _)| *cc == c).map(|(_, o)| o).collect()));
+            .insert(name.into(), summarise(outs.iter().filter(|a| a.category == c).map(|a| &a.outcome).collect()));
     }
-    let mut lat: Vec<u128> = outs.iter().map(|(_, o)| o.micros).collect();
+    let kinds: std::collections::BTreeSet<&str> = outs.iter().filter_map(|a| a.kind.as_deref()).collect();
+    for kind in kinds {
+        let sel = outs.iter().filter(|a| a.kind.as_deref() == Some(kind)).map(|a| &a.outcome).collect();
+        rep.by_type.insert(kind.to_string(), summarise(sel));
+    }
+    let mut lat: Vec<u128> = outs.iter().map(|a| a.outcome.micros).collect();
     lat.sort_unstable();
     if !lat.is_empty() {
         rep.latency_us.insert("p50".into(), lat[lat.len() / 2] as f64);

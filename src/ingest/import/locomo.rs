@@ -38,6 +38,9 @@ pub struct Question {
     pub evidence: Vec<String>,
     /// 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
     pub category: u32,
+    /// The question's `type` when the corpus names one (BEAM's abilities, e.g.
+    /// `event_ordering`); the harness reports per type beside the categories.
+    pub kind: Option<String>,
 }
 
 /// One conversation.
@@ -156,6 +159,7 @@ pub fn read_locomo(path: &Path) -> Result<Vec<Conversation>> {
                 answer,
                 evidence,
                 category: q["category"].as_u64().unwrap_or(0) as u32,
+                kind: q["type"].as_str().map(str::trim).filter(|t| !t.is_empty()).map(String::from),
             });
         }
         let conv = Conversation { sample_id: sample_id.to_string(), turns, questions };
