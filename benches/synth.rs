@@ -116,6 +116,7 @@ pub fn chat_stream(n: usize, seed: u64) -> Vec<Item> {
                 source_ref: Some(format!("msg-{i}")),
                 participants: vec![],
                 tags: vec![],
+                role: memtree::Role::Person,
             }));
             ts += 20_000 + r.below(100_000) as i64;
             i += 1;

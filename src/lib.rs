@@ -6,7 +6,7 @@
 //! `memory_tree`; no language model is called on the read path.
 //!
 //! ```
-//! use memtree::{ChatMessage, Item, Memory};
+//! use memtree::{ChatMessage, Item, Memory, Role};
 //! let dir = tempfile::tempdir().unwrap();
 //! let mut mem = Memory::open(dir.path()).unwrap();
 //! mem.ingest([Item::Chat(ChatMessage {
@@ -17,6 +17,7 @@
 //!     source_ref: None,
 //!     participants: vec![],
 //!     tags: vec![],
+//!     role: Role::Person,
 //! })])
 //! .unwrap();
 //! assert_eq!(mem.as_reader().stats().unwrap().counts.leaves, 1);
@@ -58,7 +59,7 @@ pub use entities::{EntityRecord, Handle, Registry, VaultFingerprint};
 pub use error::{Error, Result};
 pub use graph::{co_occurring_entities, neighbors};
 pub use ingest::import::{Format, Parsed, Progress};
-pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item};
+pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Role};
 pub use mcp::{ServeError, serve_stdio};
 pub use memory::{Memory, OpenReport};
 pub use options::{CONTENT_DIR, OpenOptions, default_store_dir};

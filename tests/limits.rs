@@ -145,6 +145,7 @@ fn many_leaves(dir: &Path) {
                     source_ref: None,
                     participants: vec![],
                     tags: vec![],
+                    role: memtree::Role::Person,
                 })
             })
             .collect();

@@ -298,11 +298,12 @@ fn score(evidence: &[&str], turns: &[Option<&str>], cost: &[Cost], ks: &[usize],
     // Hits are taken in order while they fit; the first that does not ends the context.
     let within = |each: &dyn Fn(&Cost) -> usize| -> usize {
         let mut used = 0;
-        cost.iter().take_while(|c| {
-            used += each(c);
-            used <= BUDGET_TOKENS
-        })
-        .count()
+        cost.iter()
+            .take_while(|c| {
+                used += each(c);
+                used <= BUDGET_TOKENS
+            })
+            .count()
     };
     let whole = within(&|c| c.whole);
     let snippets = within(&|c| c.snippet.unwrap_or(c.whole));

@@ -11,6 +11,20 @@ use serde::{Deserialize, Serialize};
 const MIN_TS: i64 = 0;
 const MAX_TS: i64 = 253_402_300_799_999;
 
+/// Who wrote a chat message, as the host knows it. A host knows which messages are its own
+/// assistant's: those answer the user rather than say what the user did, planned or prefers,
+/// and walk ranks them below the people's own words (ARCHITECTURE.md, "walk, as built").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// A person: the user, or someone the user talks to (the default).
+    #[default]
+    #[serde(alias = "user")]
+    Person,
+    /// The host's own assistant.
+    Assistant,
+}
+
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatMessage {
@@ -31,6 +45,9 @@ pub struct ChatMessage {
     /// Free tags.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Who wrote it: a person (default) or the host's assistant.
+    #[serde(default)]
+    pub role: Role,
 }
 
 /// One e-mail.
@@ -113,6 +130,8 @@ pub struct LeafDraft {
     pub ts_ms: i64,
     /// Piece of a split message.
     pub split: bool,
+    /// Who wrote it (chat; every other leaf is [`Role::Person`]).
+    pub role: Role,
     /// Entities implied by structured fields, as (kind, surface).
     pub structured: Vec<(EntityKind, String)>,
     /// Document title (documents only).
@@ -215,6 +234,7 @@ fn chat_drafts(m: ChatMessage, cfg: &Config) -> Result<Vec<LeafDraft>> {
                 source_ref: m.source_ref.clone(),
                 ts_ms: m.ts_ms,
                 split,
+                role: m.role,
                 structured: structured.clone(),
                 title: None,
             }
@@ -265,6 +285,7 @@ fn email_drafts(m: EmailMessage, cfg: &Config) -> Result<Vec<LeafDraft>> {
                 source_ref: m.source_ref.clone().or_else(|| m.message_id.clone()),
                 ts_ms: m.date_ms,
                 split,
+                role: Role::Person,
                 structured: structured.clone(),
                 title: None,
             }
@@ -311,6 +332,7 @@ impl Document {
                     source_ref: self.source_ref.clone(),
                     ts_ms,
                     split: false,
+                    role: Role::Person,
                     structured: Vec::new(),
                     title: (!title.is_empty()).then(|| title.clone()),
                 }
@@ -344,6 +366,7 @@ mod tests {
             source_ref: None,
             participants: vec![],
             tags: vec![],
+            role: Role::Person,
         };
         let a = Item::Chat(m.clone()).into_drafts(&cfg).unwrap();
         let b = Item::Chat(m.clone()).into_drafts(&cfg).unwrap();
@@ -364,6 +387,7 @@ mod tests {
             source_ref: None,
             participants: vec![],
             tags: vec![],
+            role: Role::Person,
         };
         let e = Item::Chat(m.clone()).into_drafts(&cfg).unwrap_err();
         assert!(e.to_string().starts_with("ts:"), "{e}");

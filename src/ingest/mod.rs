@@ -7,7 +7,7 @@ mod chunk;
 pub mod import;
 mod writer;
 
-pub use canonical::{ChatMessage, Document, EmailMessage, Item};
+pub use canonical::{ChatMessage, Document, EmailMessage, Item, Role};
 pub(crate) use writer::{WriteBatch, WriteContext};
 
 /// What one write did.

@@ -3,7 +3,7 @@
 //! derived indexes must add or drop once the transaction commits.
 
 use super::IngestReport;
-use super::canonical::LeafDraft;
+use super::canonical::{LeafDraft, Role};
 use crate::config::Config;
 use crate::entities::{ExtractOptions, Extractor, Gazetteer, Mention, canonical_id};
 use crate::error::{Error, Result};
@@ -173,7 +173,8 @@ impl<'a, 't> WriteBatch<'a, 't> {
             tokens,
             parent_id: None,
             child_ids: Vec::new(),
-            flags: if d.split { NodeRow::FLAG_SPLIT } else { 0 },
+            flags: (if d.split { NodeRow::FLAG_SPLIT } else { 0 })
+                | (if d.role == Role::Assistant { NodeRow::FLAG_ASSISTANT } else { 0 }),
             appended_ms: self.ctx.now_ms,
         };
         self.tx.insert_node(&row)?;

@@ -5,7 +5,7 @@
 //! is ~10k candidate rows and ~4k parents; one prepared statement per id spent most of its
 //! time stepping statements and decoding content that only the few returned hits show.
 
-use super::{Reader, json_list};
+use super::{NodeRow, Reader, json_list};
 use crate::error::Result;
 use crate::types::{NodeId, TreeId};
 use rusqlite::params;
@@ -27,6 +27,8 @@ pub struct NodeBrief {
     pub time_start_ms: i64,
     /// Envelope end, epoch ms.
     pub time_end_ms: i64,
+    /// Written by the host's own assistant (`NodeRow::FLAG_ASSISTANT`).
+    pub assistant: bool,
 }
 
 impl NodeBrief {
@@ -54,7 +56,7 @@ pub trait BatchReads: Reader {
     /// skipped.
     fn node_briefs(&self, ids: &[NodeId]) -> Result<Vec<NodeBrief>> {
         let mut stmt = self.conn().prepare_cached(
-            "SELECT j.key, n.node_id, n.tree_id, n.level, n.parent_id, n.author, n.time_start_ms, n.time_end_ms \
+            "SELECT j.key, n.node_id, n.tree_id, n.level, n.parent_id, n.author, n.time_start_ms, n.time_end_ms, n.flags \
              FROM json_each(?1) j JOIN nodes n ON n.node_id = j.value",
         )?;
         let rows = stmt.query_map([id_array(ids)?], |r| {
@@ -68,6 +70,7 @@ pub trait BatchReads: Reader {
                     author: r.get(5)?,
                     time_start_ms: r.get(6)?,
                     time_end_ms: r.get(7)?,
+                    assistant: r.get::<_, u32>(8)? & NodeRow::FLAG_ASSISTANT != 0,
                 },
             ))
         })?;

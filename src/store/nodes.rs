@@ -36,7 +36,7 @@ pub struct NodeRow {
     pub parent_id: Option<NodeId>,
     /// Children of a summary, in order; empty on leaves.
     pub child_ids: Vec<NodeId>,
-    /// Bit flags, see [`NodeRow::FLAG_SPLIT`].
+    /// Bit flags, see [`NodeRow::FLAG_SPLIT`] and [`NodeRow::FLAG_ASSISTANT`].
     pub flags: u32,
     /// Wall-clock time the node was appended, epoch ms.
     pub appended_ms: i64,
@@ -45,6 +45,8 @@ pub struct NodeRow {
 impl NodeRow {
     /// The leaf is one piece of an oversized message that was split.
     pub const FLAG_SPLIT: u32 = 1;
+    /// The leaf is a chat message of the host's own assistant ([`crate::ingest::Role`]).
+    pub const FLAG_ASSISTANT: u32 = 2;
 
     /// True for level-0 nodes.
     pub fn is_leaf(&self) -> bool {

@@ -49,6 +49,7 @@ pub fn chat(source: &str, author: &str, ts: i64, text: &str) -> Item {
         source_ref: Some(format!("{source}/{ts}")),
         participants: vec![],
         tags: vec![],
+        role: memtree::Role::Person,
     })
 }
 

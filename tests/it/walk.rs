@@ -154,3 +154,40 @@ fn the_spec_baseline_preset_ranks_local_hits_by_coverage_first() {
         assert_ne!(e["from"], "global_fill");
     }
 }
+
+/// A user–assistant chat: the user's plan and the assistant's answer restating it.
+fn assistant_store() -> (Fixture, Memory) {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    let mut user = chat("app:assistant", "User", T0, "My first sprint on the budget tracker ends on March 15.");
+    let mut reply = chat(
+        "app:assistant",
+        "Assistant",
+        T0 + MIN,
+        "Great: with the budget tracker sprint ending March 15, I recommend finishing the sprint backlog first.",
+    );
+    if let (memtree::Item::Chat(u), memtree::Item::Chat(r)) = (&mut user, &mut reply) {
+        u.role = memtree::Role::Person;
+        r.role = memtree::Role::Assistant;
+    }
+    mem.ingest([user, reply]).unwrap();
+    mem.flush().unwrap();
+    (fx, mem)
+}
+
+#[test]
+fn the_users_words_rank_above_the_assistants_restatement() {
+    let (_fx, mut mem) = assistant_store();
+    let first = |mem: &mut Memory, params: WalkParams, q: &str| {
+        let args = WalkArgs { params, ..WalkArgs::new(q) };
+        walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits[0].content.clone()
+    };
+    let q = "when does the budget tracker sprint end?";
+    // Without the role prior the assistant's longer restatement wins; with it, the user's own words.
+    let neutral = WalkParams { assistant: 0.0, ..WalkParams::default() };
+    assert!(first(&mut mem, neutral, q).starts_with("Assistant:"), "the test needs the reply to win unaided");
+    assert!(first(&mut mem, WalkParams::default(), q).starts_with("User:"));
+    // A question about what the assistant advised lifts the prior.
+    let asked = "what did you recommend for the budget tracker sprint?";
+    assert!(first(&mut mem, WalkParams::default(), asked).starts_with("Assistant:"));
+}

@@ -1,9 +1,10 @@
 //! `--format chat-jsonl`: one message per line, `{"source_id", "author", "ts", "text",
-//! "source_ref"?}` with `ts` as epoch ms or an RFC 3339 string.
+//! "source_ref"?, "role"?}` with `ts` as epoch ms or an RFC 3339 string and `role` one of
+//! `user` (or `person`, the default) and `assistant` (the host's own assistant).
 
 use super::read_utf8;
 use crate::error::{Error, Result};
-use crate::ingest::{ChatMessage, Item};
+use crate::ingest::{ChatMessage, Item, Role};
 use crate::text::clip;
 use serde::Deserialize;
 use std::path::Path;
@@ -17,6 +18,8 @@ struct Line {
     text: String,
     #[serde(default)]
     source_ref: Option<String>,
+    #[serde(default)]
+    role: Role,
 }
 
 #[derive(Deserialize)]
@@ -52,10 +55,63 @@ pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
             source_ref: l.source_ref,
             participants: Vec::new(),
             tags: Vec::new(),
+            role: l.role,
         };
         // Validate now so the error names the line.
         Item::Chat(m.clone()).into_drafts(&crate::Config::default()).map_err(|e| bad(e.to_string()))?;
         out.push(Item::Chat(m));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(lines: &str) -> Result<Vec<Item>> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("chat.jsonl");
+        std::fs::write(&path, lines).unwrap();
+        read_chat_jsonl(&path)
+    }
+
+    fn role(item: &Item) -> Role {
+        match item {
+            Item::Chat(m) => m.role,
+            Item::Email(_) => panic!("chat-jsonl yields chat items"),
+        }
+    }
+
+    #[test]
+    fn role_is_optional_and_maps_user_and_assistant() {
+        let items = read(concat!(
+            r#"{"source_id":"app:a","author":"Me","ts":1,"text":"plan"}"#,
+            "\n",
+            r#"{"source_id":"app:a","author":"Me","ts":2,"text":"plan","role":"user"}"#,
+            "\n",
+            r#"{"source_id":"app:a","author":"Bot","ts":3,"text":"reply","role":"assistant"}"#,
+            "\n",
+        ))
+        .unwrap();
+        let roles: Vec<Role> = items.iter().map(role).collect();
+        assert_eq!(roles, [Role::Person, Role::Person, Role::Assistant]);
+    }
+
+    #[test]
+    fn an_unknown_role_names_its_line() {
+        let e = read(concat!(
+            r#"{"source_id":"app:a","author":"Me","ts":1,"text":"plan"}"#,
+            "\n",
+            r#"{"source_id":"app:a","author":"Sys","ts":2,"text":"x","role":"system"}"#,
+            "\n",
+        ))
+        .unwrap_err();
+        match e {
+            Error::ImportFormat { line, reason, .. } => {
+                assert_eq!(line, 2);
+                assert!(reason.contains("system"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

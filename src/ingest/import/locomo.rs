@@ -1,10 +1,11 @@
 //! The LoCoMo format (`locomo10.json`): each conversation one chat source
 //! `locomo:<sample_id>`, one leaf per turn, session date + turn order as timestamps, the
-//! speaker as author, a shared photo's caption kept in the text, `dia_id` in `source_ref`.
+//! speaker as author (a speaker named `Assistant` is the host's assistant: [`role_of`]), a
+//! shared photo's caption kept in the text, `dia_id` in `source_ref`.
 
 use super::read_utf8;
 use crate::error::{Error, Result};
-use crate::ingest::{ChatMessage, Item};
+use crate::ingest::{ChatMessage, Item, Role};
 use crate::text::clip;
 use serde_json::Value;
 use std::path::Path;
@@ -73,10 +74,21 @@ impl Conversation {
                     source_ref: Some(format!("{}#{}", self.source_id(), t.dia_id)),
                     participants: Vec::new(),
                     tags: Vec::new(),
+                    role: role_of(&t.speaker),
                 })
             })
             .collect()
     }
+}
+
+/// The speaker name that marks the host's own assistant in the LoCoMo shape (compared
+/// case-insensitively, trimmed): user–assistant chats written in this shape (BEAM) name their
+/// two speakers `User` and `Assistant`. Every other speaker is a person.
+pub const ASSISTANT_SPEAKER: &str = "assistant";
+
+/// The role of a LoCoMo speaker: [`Role::Assistant`] for [`ASSISTANT_SPEAKER`].
+pub fn role_of(speaker: &str) -> Role {
+    if speaker.trim().eq_ignore_ascii_case(ASSISTANT_SPEAKER) { Role::Assistant } else { Role::Person }
 }
 
 /// The `dia_id` a LoCoMo leaf's `source_ref` points to.
@@ -186,6 +198,15 @@ mod tests {
         let t = parse_session_time("12:05 am on 20 January, 2024").unwrap();
         assert_eq!(chrono::DateTime::from_timestamp_millis(t).unwrap().to_rfc3339(), "2024-01-20T00:05:00+00:00");
         assert!(parse_session_time("noon on Tuesday").is_none());
+    }
+
+    #[test]
+    fn a_speaker_named_assistant_is_the_hosts_assistant() {
+        assert_eq!(role_of("Assistant"), Role::Assistant);
+        assert_eq!(role_of(" assistant "), Role::Assistant);
+        for person in ["User", "Caroline", "Assistant Manager", ""] {
+            assert_eq!(role_of(person), Role::Person, "{person:?}");
+        }
     }
 
     #[test]

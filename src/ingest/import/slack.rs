@@ -5,7 +5,7 @@
 
 use super::read_utf8;
 use crate::error::{Error, Result};
-use crate::ingest::{ChatMessage, Item};
+use crate::ingest::{ChatMessage, Item, Role};
 use crate::text::clip;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -218,6 +218,7 @@ pub fn read_slack_export(dir: &Path) -> Result<Vec<Item>> {
                     source_ref: Some(format!("slack:archives/{}/p{}", ch.id, ts.replace('.', ""))),
                     participants: Vec::new(),
                     tags: Vec::new(),
+                    role: Role::Person,
                 };
                 // Validate now so the error names the file and line.
                 Item::Chat(msg.clone())

@@ -6,6 +6,7 @@
 mod params;
 mod query;
 mod rank;
+mod role;
 mod router;
 mod score;
 mod time;

@@ -37,6 +37,13 @@ pub struct WalkParams {
     pub dense: f64,
     /// Boost for a leaf inside the time window the question names.
     pub time_boost: f64,
+    /// Added to the score of the host assistant's own messages (`Role::Assistant`): in a
+    /// user–assistant chat the evidence is mostly what the user said (plans, dates,
+    /// preferences); the assistant's answers restate it at length.
+    pub assistant: f64,
+    /// Used instead of `assistant` when the question asks what the assistant said or
+    /// advised ("which steps did you recommend?").
+    pub asked_assistant: f64,
     /// Weight of the neighbours' mean cosine in a leaf's dense score.
     pub dense_window: f64,
     /// Weight of the session's cosine (the mean of the parent's children vectors) in a
@@ -59,6 +66,8 @@ impl Default for WalkParams {
             speaker: 0.3,
             dense: 0.65,
             time_boost: 0.2,
+            assistant: -0.3,
+            asked_assistant: 0.0,
             dense_window: 0.5,
             dense_parent: 0.5,
             ordering: Ordering::Fused,

@@ -22,6 +22,8 @@ pub struct QueryAnalysis {
     pub dense: String,
     /// A time window the question names ("last week", "in May 2023"), epoch ms.
     pub window: Option<(i64, i64)>,
+    /// The question asks what the host's assistant said or advised (`role.rs`).
+    pub asks_assistant: bool,
 }
 
 /// Analyse `q` against the store's gazetteer.
@@ -44,7 +46,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let words: Vec<String> = content_words(q).collect();
     let lexical = if words.is_empty() { q.to_string() } else { words.join(" ") };
     let window = super::time::time_window(q, mem.now_ms());
-    QueryAnalysis { entities, people, lexical, dense, window }
+    QueryAnalysis { entities, people, lexical, dense, window, asks_assistant: super::role::asks_for_assistant(q) }
 }
 
 /// `q` without the words of `names` (case-insensitive, possessive `'s` too); `q` itself

@@ -254,6 +254,7 @@ fn fuse(
     let lexn = min_max(&raw.lexical);
     let densen = min_max(&raw.dense);
     let fusion = Fusion::dense_share(params.dense);
+    let assistant = if qa.asks_assistant { params.asked_assistant } else { params.assistant };
     let mut out: Vec<Scored> = rows
         .into_iter()
         .enumerate()
@@ -267,7 +268,8 @@ fn fuse(
             let score = base
                 + params.parent * p
                 + if speaker { params.speaker } else { 0.0 }
-                + if in_window { params.time_boost } else { 0.0 };
+                + if in_window { params.time_boost } else { 0.0 }
+                + if n.assistant { assistant } else { 0.0 };
             Scored { node: n, score, lexical: l, dense: d, parent: p, speaker }
         })
         .collect();
