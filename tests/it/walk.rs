@@ -191,3 +191,29 @@ fn the_users_words_rank_above_the_assistants_restatement() {
     let asked = "what did you recommend for the budget tracker sprint?";
     assert!(first(&mut mem, WalkParams::default(), asked).starts_with("Assistant:"));
 }
+
+#[test]
+fn an_order_question_takes_one_message_per_session_first() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    let mut items = Vec::new();
+    // Session one (sealed on its own: the next is a day later) has three messages about the
+    // tracker; session two one, worded more weakly.
+    for i in 0..3 {
+        items.push(chat("app:a", "User", T0 + i * MIN, &format!("budget tracker login and budget tracker charts {i}")));
+    }
+    items.push(chat("app:a", "User", T0 + 24 * HOUR, "deploying the budget tracker"));
+    items.push(chat("app:a", "User", T0 + 48 * HOUR, "an unrelated note about lunch"));
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    let top_two = |q: &str, spread: bool| -> Vec<String> {
+        let params = WalkParams { spread_order: spread, ..WalkParams::default() };
+        let args = WalkArgs { params, limit: 2, ..WalkArgs::new(q) };
+        walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits.into_iter().map(|h| h.content).collect()
+    };
+    let q = "in what order did I bring up the budget tracker login, charts and deployment?";
+    let plain = top_two(q, false);
+    assert!(plain.iter().all(|c| c.contains("login")), "unspread, session one fills the top: {plain:?}");
+    let spread = top_two(q, true);
+    assert!(spread[0].contains("login") && spread[1].contains("deploying"), "{spread:?}");
+}

@@ -3,6 +3,7 @@
 //! intersection) decides the branch; the branches share one leaf scorer, then each orders
 //! its leaves (`rank`); `params` holds the scorer's weights and the `spec_baseline` preset.
 
+mod history;
 mod params;
 mod query;
 mod rank;

@@ -51,6 +51,9 @@ pub struct WalkParams {
     pub dense_parent: f64,
     /// How the entity branches order the scored leaves.
     pub ordering: Ordering,
+    /// Spread the ranking of a question about an order ("in what order did I…") over
+    /// sessions (`history.rs`).
+    pub spread_order: bool,
 }
 
 impl Default for WalkParams {
@@ -71,6 +74,7 @@ impl Default for WalkParams {
             dense_window: 0.5,
             dense_parent: 0.5,
             ordering: Ordering::Fused,
+            spread_order: true,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! intersection of the pairs' entity posting lists in the full-text index, tightening the hop
 //! bound while too many candidates remain.
 
+use super::history;
 use super::params::WalkParams;
 use super::query::{QueryAnalysis, analyse_query};
 use super::rank::{Coverage, Ranked, rank};
@@ -82,6 +83,9 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     let scored = score_leaves(mem, &qa, &flt, &args.params, &route.local)?;
     let coverage = Coverage::new(mem, qa.entities.iter().map(|e| e.as_str()));
     let mut ranked = rank(route.branch, scored, &route.local, args.limit, args.params.ordering, &coverage)?;
+    if args.params.spread_order && history::asks_for_order(&args.query) {
+        ranked = history::spread_over_sessions(ranked);
+    }
     let total = ranked.len();
     ranked.truncate(args.limit);
     let hits = to_hits(mem, &qa, &route, ranked, &coverage)?;
