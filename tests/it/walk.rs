@@ -217,3 +217,18 @@ fn an_order_question_takes_one_message_per_session_first() {
     let spread = top_two(q, true);
     assert!(spread[0].contains("login") && spread[1].contains("deploying"), "{spread:?}");
 }
+
+#[test]
+fn a_summary_question_brings_the_reply_after_each_message() {
+    let (_fx, mut mem) = assistant_store();
+    let args = WalkArgs { limit: 2, ..WalkArgs::new("give me a summary of the budget tracker sprint") };
+    let hits = walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits;
+    assert!(hits[0].content.starts_with("User:"), "{:?}", hits[0].content);
+    assert!(hits[1].content.starts_with("Assistant:"));
+    assert_eq!(hits[1].explain.as_ref().unwrap()["from"], "reply");
+    // The same question without the rule ranks the reply by its own (penalised) score.
+    let params = WalkParams { replies_for_summary: false, ..WalkParams::default() };
+    let args = WalkArgs { params, ..args };
+    let hits = walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits;
+    assert_ne!(hits[1].explain.as_ref().unwrap()["from"], "reply");
+}

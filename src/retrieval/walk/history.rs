@@ -4,12 +4,85 @@
 //! such a question the ranking is spread over the tree's level-1 summaries — the sessions:
 //! the best leaf of each session first, in score order, then the rest in score order.
 //!
-//! Measured on BEAM dev (BENCHMARKS.md, "walk on long content"): `event_ordering` R@10
-//! 18.1 → 24.8 with every other type unchanged; no LoCoMo question asks for an order.
+//! A question that asks for a summary of a thread ("summarise how my project progressed")
+//! needs both sides of each exchange: every person's message among the first hits brings the
+//! assistant's reply to it (the next leaf of its session) right after it.
+//!
+//! Measured on BEAM dev (BENCHMARKS.md, "Recall on long content"): `event_ordering` R@10
+//! 18.1 → 24.8 with every other type unchanged; no LoCoMo question asks for an order or a
+//! summary.
 
-use super::rank::Ranked;
+use super::rank::{Origin, Ranked};
+use super::score::Scored;
+use crate::error::Result;
+use crate::reader::MemoryReader;
+use crate::store::BatchReads;
 use crate::text::words;
-use std::collections::HashSet;
+use crate::types::NodeId;
+use std::collections::{HashMap, HashSet};
+
+/// True when `question` asks for a summary or a recap.
+pub fn asks_for_summary(question: &str) -> bool {
+    words(question).any(|w| {
+        matches!(
+            w.as_str(),
+            "summary" | "summarise" | "summarize" | "summarising" | "summarizing" | "recap" | "overview"
+        )
+    })
+}
+
+/// `ranked` with, among its first `k`, each person's message followed by the assistant's
+/// reply to it (the next leaf under the same parent, when that is an assistant message). A
+/// reply brought forward leaves its later place; it carries the message's score and no
+/// signals of its own (`explain.from` = `reply`).
+pub fn with_replies(mem: &MemoryReader, ranked: Vec<Ranked>, k: usize) -> Result<Vec<Ranked>> {
+    // The next sibling of each person's message among the first k.
+    let heads: Vec<&Scored> = ranked.iter().take(k).map(|r| &r.scored).filter(|s| !s.node.assistant).collect();
+    let parents: Vec<NodeId> = heads.iter().filter_map(|s| s.node.parent_id.clone()).collect();
+    let wanted: HashSet<&str> = heads.iter().map(|s| s.node.node_id.as_str()).collect();
+    let mut next: HashMap<String, NodeId> = HashMap::new();
+    mem.store().for_each_child_list(&parents, |_, children| {
+        for pair in children.windows(2) {
+            if wanted.contains(pair[0]) {
+                next.insert(pair[0].to_string(), NodeId(pair[1].to_string()));
+            }
+        }
+        Ok(())
+    })?;
+    let replies: HashMap<NodeId, _> = mem
+        .store()
+        .node_briefs(&next.values().cloned().collect::<Vec<_>>())?
+        .into_iter()
+        .filter(|n| n.assistant && n.is_leaf())
+        .map(|n| (n.node_id.clone(), n))
+        .collect();
+    let mut out: Vec<Ranked> = Vec::with_capacity(ranked.len() + replies.len());
+    let mut placed: HashSet<NodeId> = HashSet::new();
+    let mut rest = Vec::new();
+    for (i, r) in ranked.into_iter().enumerate() {
+        if placed.contains(&r.scored.node.node_id) {
+            continue;
+        }
+        if i >= k {
+            rest.push(r);
+            continue;
+        }
+        let reply = next.get(r.scored.node.node_id.as_str()).and_then(|id| replies.get(id));
+        let score = r.score;
+        placed.insert(r.scored.node.node_id.clone());
+        out.push(r);
+        if let Some(node) = reply
+            && placed.insert(node.node_id.clone())
+        {
+            let s = Scored { node: node.clone(), score, lexical: 0.0, dense: 0.0, parent: 0.0, speaker: false };
+            let mut reply = Ranked::new(s, None, Origin::Reply);
+            reply.score = score;
+            out.push(reply);
+        }
+    }
+    out.extend(rest.into_iter().filter(|r| !placed.contains(&r.scored.node.node_id)));
+    Ok(out)
+}
 
 /// True when `question` asks in what order things happened or were brought up.
 pub fn asks_for_order(question: &str) -> bool {

@@ -54,6 +54,9 @@ pub struct WalkParams {
     /// Spread the ranking of a question about an order ("in what order did I…") over
     /// sessions (`history.rs`).
     pub spread_order: bool,
+    /// For a question that asks for a summary, follow each person's message among the hits
+    /// with the assistant's reply to it (`history.rs`).
+    pub replies_for_summary: bool,
 }
 
 impl Default for WalkParams {
@@ -75,6 +78,7 @@ impl Default for WalkParams {
             dense_parent: 0.5,
             ordering: Ordering::Fused,
             spread_order: true,
+            replies_for_summary: true,
         }
     }
 }

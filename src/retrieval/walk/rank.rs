@@ -29,6 +29,9 @@ pub enum Origin {
     /// After the intersection hits, under SPEC §5's coverage-first local ordering: the
     /// global ranking filling the rest.
     GlobalFill,
+    /// The assistant's reply to a person's message ranked above it, brought in for a
+    /// question that asks for a summary (`history.rs`).
+    Reply,
 }
 
 /// A leaf in its branch's order.
@@ -44,7 +47,7 @@ pub struct Ranked {
 }
 
 impl Ranked {
-    fn new(scored: Scored, coverage: Option<usize>, from: Origin) -> Self {
+    pub(super) fn new(scored: Scored, coverage: Option<usize>, from: Origin) -> Self {
         let score = scored.score;
         Ranked { scored, coverage, from, score }
     }
@@ -151,9 +154,10 @@ mod tests {
 
     #[test]
     fn tags_serialise_to_the_explain_strings() {
-        let tags = [Origin::Global, Origin::OccurrenceGlobal, Origin::Local, Origin::GlobalFill];
+        let tags = [Origin::Global, Origin::OccurrenceGlobal, Origin::Local, Origin::GlobalFill, Origin::Reply];
         let got: Vec<_> = tags.iter().map(|t| serde_json::to_value(t).unwrap()).collect();
-        assert_eq!(got, [json!("global"), json!("occurrence_global"), json!("local"), json!("global_fill")]);
+        let want = [json!("global"), json!("occurrence_global"), json!("local"), json!("global_fill"), json!("reply")];
+        assert_eq!(got, want);
         let branches = [Branch::Global, Branch::OccurrenceGlobal, Branch::Local];
         let got: Vec<_> = branches.iter().map(|b| serde_json::to_value(b).unwrap()).collect();
         assert_eq!(got, [json!("global"), json!("occurrence_global"), json!("local")]);

@@ -86,6 +86,9 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     if args.params.spread_order && history::asks_for_order(&args.query) {
         ranked = history::spread_over_sessions(ranked);
     }
+    if args.params.replies_for_summary && history::asks_for_summary(&args.query) {
+        ranked = history::with_replies(mem, ranked, args.limit)?;
+    }
     let total = ranked.len();
     ranked.truncate(args.limit);
     let hits = to_hits(mem, &qa, &route, ranked, &coverage)?;
