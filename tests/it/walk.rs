@@ -220,7 +220,7 @@ fn an_order_question_takes_one_message_per_session_first() {
 
 #[test]
 fn a_summary_question_brings_the_reply_after_each_message() {
-    let (_fx, mut mem) = assistant_store();
+    let (_fx, mem) = assistant_store();
     let args = WalkArgs { limit: 2, ..WalkArgs::new("give me a summary of the budget tracker sprint") };
     let hits = walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits;
     assert!(hits[0].content.starts_with("User:"), "{:?}", hits[0].content);
