@@ -248,7 +248,12 @@ fn rank(
         "walk" => {
             let args = WalkArgs { limit: k, params: *wp, ..WalkArgs::new(q) };
             let hits = walk(mem, &args, &Scope::all())?.hits;
-            hits.into_iter().map(|h| Ranked { id: NodeId(h.node_id), snippet_tokens: None }).collect()
+            hits.into_iter()
+                .map(|h| Ranked {
+                    snippet_tokens: h.snippet.as_ref().map(|s| crate::config::approx_tokens(&s.text)),
+                    id: NodeId(h.node_id),
+                })
+                .collect()
         }
         "bm25" => whole(mem.index().searcher().bm25(q, &leaves, k)?.0.into_iter().map(|h| h.0).collect()),
         "fts5" => whole(fts.search(q, k)?),
@@ -298,11 +303,12 @@ fn score(evidence: &[&str], turns: &[Option<&str>], cost: &[Cost], ks: &[usize],
     // Hits are taken in order while they fit; the first that does not ends the context.
     let within = |each: &dyn Fn(&Cost) -> usize| -> usize {
         let mut used = 0;
-        cost.iter().take_while(|c| {
-            used += each(c);
-            used <= BUDGET_TOKENS
-        })
-        .count()
+        cost.iter()
+            .take_while(|c| {
+                used += each(c);
+                used <= BUDGET_TOKENS
+            })
+            .count()
     };
     let whole = within(&|c| c.whole);
     let snippets = within(&|c| c.snippet.unwrap_or(c.whole));

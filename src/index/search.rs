@@ -236,6 +236,23 @@ impl IndexSearcher {
         Ok((hits.into_iter().map(|h| h.0).collect(), total))
     }
 
+    /// The distinct analysed terms of `text` (as [`Self::analyse`] gives them), each with
+    /// its BM25 inverse document frequency over the content field, `ln(1 + (N - n + 0.5) /
+    /// (n + 0.5))`: what a passage scorer outside the index weighs matches by, so a rare
+    /// word of the question counts for more than a common one, as it does in BM25. Sorted
+    /// by term.
+    pub fn term_weights(&self, text: &str) -> Result<Vec<(String, f32)>> {
+        let terms: BTreeSet<String> = self.analyse(text).into_iter().collect();
+        let n = self.searcher.num_docs() as f32;
+        terms
+            .into_iter()
+            .map(|t| {
+                let df = self.searcher.doc_freq(&Term::from_field_text(self.f.content, &t))? as f32;
+                Ok((t, (1.0 + (n - df + 0.5) / (df + 0.5)).ln()))
+            })
+            .collect()
+    }
+
     /// Number of documents in this commit.
     pub fn num_docs(&self) -> u64 {
         self.searcher.num_docs()
