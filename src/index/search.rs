@@ -80,6 +80,15 @@ impl IndexSearcher {
         out
     }
 
+    /// Call `f` with each analysed term of `text` (as [`Self::analyse`] gives them) and the
+    /// byte offset in `text` where its token starts, in order: one analyser for a whole text
+    /// and no allocation per token, for a caller that scores parts of a text.
+    pub fn for_each_term(&self, text: &str, f: &mut dyn FnMut(usize, &str)) {
+        let Ok(mut analyzer) = self.index.tokenizer_for_field(self.f.content) else { return };
+        let mut stream = analyzer.token_stream(text);
+        stream.process(&mut |t| f(t.offset_from, &t.text));
+    }
+
     /// BM25 over content: an OR of the analysed terms of `text`; `None` when nothing is left
     /// after analysis.
     fn content_query(&self, text: &str) -> Option<Box<dyn Query>> {

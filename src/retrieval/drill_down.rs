@@ -15,7 +15,8 @@ pub struct DrillDownArgs {
     pub node_id: String,
     /// How many levels down (1 = the children).
     pub max_depth: u32,
-    /// Rerank the descendants by similarity to this text before truncating.
+    /// Rerank the descendants by similarity to this text before truncating; leaf hits longer
+    /// than one passage then carry the `snippet` that matches it best.
     pub query: Option<String>,
     /// At most this many hits.
     pub limit: usize,

@@ -19,7 +19,8 @@ pub struct QuerySourceArgs {
     pub source_kind: Option<SourceKind>,
     /// Only nodes whose envelope overlaps the last N days (wall clock).
     pub time_window_days: Option<f64>,
-    /// Rerank by similarity to this text.
+    /// Rerank by similarity to this text; leaf hits longer than one passage then carry the
+    /// `snippet` that matches it best.
     pub query: Option<String>,
     /// At most this many hits.
     pub limit: usize,

@@ -37,6 +37,8 @@ pub struct Passage<'a> {
     pub end: usize,
     /// `text[start..end]` in characters; it starts and ends with a non-whitespace character.
     pub text: &'a str,
+    /// Where `text` starts in the whole text, in bytes (for byte-offset tokenisers).
+    pub byte_start: usize,
 }
 
 /// Cut `text` into passages within `limits`, in order, not overlapping, together covering
@@ -261,7 +263,7 @@ fn to_passages<'a>(text: &'a str, ranges: &[Unit]) -> Vec<Passage<'a>> {
         let start = chars;
         chars += r.chars;
         byte = r.end;
-        out.push(Passage { start, end: chars, text: &text[r.start..r.end] });
+        out.push(Passage { start, end: chars, text: &text[r.start..r.end], byte_start: r.start });
     }
     out
 }
@@ -289,6 +291,7 @@ mod tests {
             assert!(!p.text.starts_with(char::is_whitespace) && !p.text.ends_with(char::is_whitespace));
             assert!(approx_tokens(p.text) <= limits.tokens.max(2), "{} tokens: {:?}", approx_tokens(p.text), p.text);
             assert!(p.text.chars().count() <= limits.chars.max(1));
+            assert_eq!(&text[p.byte_start..p.byte_start + p.text.len()], p.text);
             covered[p.start..p.end].iter_mut().for_each(|c| *c = true);
             last_end = p.end;
         }
