@@ -66,8 +66,8 @@ pub use options::{CONTENT_DIR, OpenOptions, default_store_dir};
 pub use reader::{Dense, MemoryReader, Stats};
 pub use retrieval::{
     CoverWindowArgs, DrillDownArgs, EntityMatch, FetchLeavesArgs, QueryResponse, QuerySourceArgs, RetrievalHit, Scope,
-    SearchEntitiesArgs, WalkArgs, WalkParams, cover_window, drill_down, fetch_leaves, query_source, search_entities,
-    walk,
+    SearchEntitiesArgs, Snippet, WalkArgs, WalkParams, cover_window, drill_down, fetch_leaves, query_source,
+    search_entities, walk,
 };
 pub use store::{EdgeRow, SourceSummary, StoreCounts};
 pub use tree::{ExtractiveSummariser, Summariser, SummaryChild, SummaryRequest};
@@ -86,4 +86,5 @@ pub mod internals {
     pub use crate::store::{
         DB_FILE, EntityReads, EntityRow, Fts5Baseline, NodeReads, NodeRow, RecallReads, Store, VectorReads,
     };
+    pub use crate::text::{Passage, PassageLimits, passages};
 }

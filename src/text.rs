@@ -1,5 +1,10 @@
 //! Small text utilities shared by the summariser, topic extraction, query analysis and error
-//! messages: English stop words, word splitting, sentence splitting, clipping caller text.
+//! messages: English stop words, word splitting, sentence splitting, clipping caller text;
+//! and the passages a hit's snippet is chosen from (`passages`).
+
+mod passages;
+
+pub use passages::{Passage, PassageLimits, passages};
 
 /// English stop words and question words. Removing them from questions costs nothing and
 /// lifts BM25 recall (RETRIEVAL-NOTES: +5 points R@5 on LoCoMo).

@@ -248,7 +248,12 @@ fn rank(
         "walk" => {
             let args = WalkArgs { limit: k, params: *wp, ..WalkArgs::new(q) };
             let hits = walk(mem, &args, &Scope::all())?.hits;
-            hits.into_iter().map(|h| Ranked { id: NodeId(h.node_id), snippet_tokens: None }).collect()
+            hits.into_iter()
+                .map(|h| Ranked {
+                    snippet_tokens: h.snippet.as_ref().map(|s| crate::config::approx_tokens(&s.text)),
+                    id: NodeId(h.node_id),
+                })
+                .collect()
         }
         "bm25" => whole(mem.index().searcher().bm25(q, &leaves, k)?.0.into_iter().map(|h| h.0).collect()),
         "fts5" => whole(fts.search(q, k)?),

@@ -80,6 +80,15 @@ impl IndexSearcher {
         out
     }
 
+    /// Call `f` with each analysed term of `text` (as [`Self::analyse`] gives them) and the
+    /// byte offset in `text` where its token starts, in order: one analyser for a whole text
+    /// and no allocation per token, for a caller that scores parts of a text.
+    pub fn for_each_term(&self, text: &str, f: &mut dyn FnMut(usize, &str)) {
+        let Ok(mut analyzer) = self.index.tokenizer_for_field(self.f.content) else { return };
+        let mut stream = analyzer.token_stream(text);
+        stream.process(&mut |t| f(t.offset_from, &t.text));
+    }
+
     /// BM25 over content: an OR of the analysed terms of `text`; `None` when nothing is left
     /// after analysis.
     fn content_query(&self, text: &str) -> Option<Box<dyn Query>> {
@@ -234,6 +243,23 @@ impl IndexSearcher {
     pub fn filtered(&self, flt: &SearchFilter, limit: usize) -> Result<(Vec<NodeId>, usize)> {
         let (hits, total) = self.run(Box::new(AllQuery), flt, limit, true)?;
         Ok((hits.into_iter().map(|h| h.0).collect(), total))
+    }
+
+    /// The distinct analysed terms of `text` (as [`Self::analyse`] gives them), each with
+    /// its BM25 inverse document frequency over the content field, `ln(1 + (N - n + 0.5) /
+    /// (n + 0.5))`: what a passage scorer outside the index weighs matches by, so a rare
+    /// word of the question counts for more than a common one, as it does in BM25. Sorted
+    /// by term.
+    pub fn term_weights(&self, text: &str) -> Result<Vec<(String, f32)>> {
+        let terms: BTreeSet<String> = self.analyse(text).into_iter().collect();
+        let n = self.searcher.num_docs() as f32;
+        terms
+            .into_iter()
+            .map(|t| {
+                let df = self.searcher.doc_freq(&Term::from_field_text(self.f.content, &t))? as f32;
+                Ok((t, (1.0 + (n - df + 0.5) / (df + 0.5)).ln()))
+            })
+            .collect()
     }
 
     /// Number of documents in this commit.

@@ -2,6 +2,7 @@
 
 use super::hit::{QueryResponse, Scope, to_hit};
 use super::rerank::{Fusion, rerank};
+use super::snippet::attach_snippets;
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{NodeReads, NodeRow};
@@ -14,7 +15,8 @@ pub struct DrillDownArgs {
     pub node_id: String,
     /// How many levels down (1 = the children).
     pub max_depth: u32,
-    /// Rerank the descendants by similarity to this text before truncating.
+    /// Rerank the descendants by similarity to this text before truncating; leaf hits longer
+    /// than one passage then carry the `snippet` that matches it best.
     pub query: Option<String>,
     /// At most this many hits.
     pub limit: usize,
@@ -42,7 +44,8 @@ pub fn drill_down(mem: &MemoryReader, args: &DrillDownArgs, scope: &Scope) -> Re
         found.extend(frontier.iter().cloned().map(|n| (n, depth)));
     }
     let total = found.len();
-    let ranked: Vec<(NodeRow, f64)> = match args.query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+    let query = args.query.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    let ranked: Vec<(NodeRow, f64)> = match query {
         Some(q) => {
             let ids: Vec<NodeId> = found.iter().map(|(n, _)| n.node_id.clone()).collect();
             let scores = rerank(mem, q, &ids, Fusion::default())?;
@@ -52,6 +55,9 @@ pub fn drill_down(mem: &MemoryReader, args: &DrillDownArgs, scope: &Scope) -> Re
         }
         None => found.into_iter().take(args.limit).map(|(n, d)| (n, 1.0 / f64::from(d))).collect(),
     };
-    let hits = ranked.iter().map(|(n, s)| to_hit(mem, n, *s)).collect::<Result<Vec<_>>>()?;
+    let mut hits = ranked.iter().map(|(n, s)| to_hit(mem, n, *s)).collect::<Result<Vec<_>>>()?;
+    if let Some(q) = query {
+        attach_snippets(mem, q, &mut hits)?;
+    }
     Ok(QueryResponse::new(hits, total))
 }

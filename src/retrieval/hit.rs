@@ -1,6 +1,7 @@
 //! The shapes every read mode returns (`RetrievalHit`, `QueryResponse`, `EntityMatch`) and
 //! the scope gate.
 
+use super::snippet::Snippet;
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{EntityReads, NodeReads, NodeRow, TopicReads};
@@ -62,6 +63,11 @@ pub struct RetrievalHit {
     pub child_ids: Vec<String>,
     /// Back-pointer (leaves).
     pub source_ref: Option<String>,
+    /// The passage of `content` that best matches the query, with its character offsets:
+    /// on leaves longer than one passage, in the modes that take a query (walk, and
+    /// drill_down / query_source when given one). Absent otherwise, and then not serialised.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub snippet: Option<Snippet>,
     /// Which branch and signals produced the hit (walk, reranked modes).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub explain: Option<serde_json::Value>,
@@ -127,6 +133,7 @@ pub(crate) fn to_hit(mem: &MemoryReader, n: &NodeRow, score: f64) -> Result<Retr
         score,
         child_ids: n.child_ids.iter().map(|c| c.0.clone()).collect(),
         source_ref: n.source_ref.clone(),
+        snippet: None,
         explain: None,
     })
 }

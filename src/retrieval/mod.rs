@@ -8,6 +8,7 @@ mod hit;
 mod query_source;
 mod rerank;
 mod search_entities;
+mod snippet;
 pub mod walk;
 
 pub use cover_window::{CoverWindowArgs, cover_window};
@@ -17,4 +18,5 @@ pub use hit::{EntityMatch, QueryResponse, RetrievalHit, Scope, rfc3339};
 pub use query_source::{QuerySourceArgs, query_source};
 pub use rerank::Fusion;
 pub use search_entities::{SearchEntitiesArgs, search_entities};
+pub use snippet::Snippet;
 pub use walk::{WalkArgs, WalkParams, walk};

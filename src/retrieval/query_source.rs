@@ -3,6 +3,7 @@
 
 use super::hit::{QueryResponse, Scope, to_hit};
 use super::rerank::{Fusion, rerank};
+use super::snippet::attach_snippets;
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{BatchReads, NodeReads, NodeRow};
@@ -18,7 +19,8 @@ pub struct QuerySourceArgs {
     pub source_kind: Option<SourceKind>,
     /// Only nodes whose envelope overlaps the last N days (wall clock).
     pub time_window_days: Option<f64>,
-    /// Rerank by similarity to this text.
+    /// Rerank by similarity to this text; leaf hits longer than one passage then carry the
+    /// `snippet` that matches it best.
     pub query: Option<String>,
     /// At most this many hits.
     pub limit: usize,
@@ -55,7 +57,8 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
         cands.retain(|n| n.1 >= since);
     }
     let total = cands.len();
-    let ranked: Vec<(NodeId, f64)> = match args.query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+    let query = args.query.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    let ranked: Vec<(NodeId, f64)> = match query {
         Some(q) => {
             let ids: Vec<NodeId> = cands.into_iter().map(|n| n.0).collect();
             rerank(mem, q, &ids, Fusion::default())?.into_iter().take(args.limit).collect()
@@ -68,7 +71,10 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
     let ids: Vec<NodeId> = ranked.iter().map(|r| r.0.clone()).collect();
     let mut rows: HashMap<NodeId, NodeRow> =
         mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
-    let hits =
+    let mut hits =
         ranked.iter().filter_map(|(id, s)| rows.remove(id).map(|n| to_hit(mem, &n, *s))).collect::<Result<Vec<_>>>()?;
+    if let Some(q) = query {
+        attach_snippets(mem, q, &mut hits)?;
+    }
     Ok(QueryResponse::new(hits, total))
 }

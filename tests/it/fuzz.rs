@@ -632,6 +632,18 @@ pub(crate) fn check_hit(h: &Value, scope: &Scope) -> Result<(), String> {
     if !matches!(o.get("explain"), None | Some(Value::Object(_))) {
         return Err(format!("{id}: explain is not an object"));
     }
+    if let Some(sn) = o.get("snippet") {
+        // Only on leaves; its character offsets index `content` and give its text.
+        let (text, start, end) = (sn["text"].as_str(), sn["start"].as_u64(), sn["end"].as_u64());
+        let (Some(text), Some(start), Some(end)) = (text, start, end) else {
+            return Err(format!("{id}: snippet is not {{text, start, end}}: {}", clip(&sn.to_string())));
+        };
+        let slice: String =
+            s("content")?.chars().skip(start as usize).take(end.saturating_sub(start) as usize).collect();
+        if !leaf || start >= end || slice != text {
+            return Err(format!("{id}: snippet {start}..{end} does not index content (leaf {leaf})"));
+        }
+    }
     Ok(())
 }
 

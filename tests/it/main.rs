@@ -6,6 +6,7 @@ mod fuzz;
 mod hostile;
 mod privacy;
 mod registry;
+mod snippet;
 #[path = "../support/cli.rs"]
 mod support;
 mod tool;

@@ -13,6 +13,7 @@ use crate::graph::related_pairs;
 use crate::index::{LevelFilter, SearchFilter};
 use crate::reader::MemoryReader;
 use crate::retrieval::hit::{QueryResponse, RetrievalHit, Scope, to_hit};
+use crate::retrieval::snippet::attach_snippets;
 use crate::store::{NodeReads, NodeRow};
 use crate::types::{EntityId, NodeId};
 use serde::Serialize;
@@ -91,7 +92,8 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     }
     let total = ranked.len();
     ranked.truncate(args.limit);
-    let hits = to_hits(mem, &qa, &route, ranked, &coverage)?;
+    let mut hits = to_hits(mem, &qa, &route, ranked, &coverage)?;
+    attach_snippets(mem, &qa.lexical, &mut hits)?;
     Ok(QueryResponse::new(hits, total))
 }
 
