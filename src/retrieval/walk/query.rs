@@ -33,9 +33,12 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let mut entities: Vec<EntityId> = found.iter().map(|m| m.id.clone()).collect();
     entities.sort();
     entities.dedup();
+    // "Who is Maya?" asks what others say about Maya: her own messages are no answer, so
+    // she is no boosted speaker (her name still leaves the dense text, as for any person).
+    let about = asks_who(q);
     let people: Vec<String> = found
         .iter()
-        .filter(|m| m.kind == EntityKind::Person)
+        .filter(|m| m.kind == EntityKind::Person && !about)
         .map(|m| m.id.as_str().trim_start_matches("person:").to_string())
         .collect();
     let surfaces: Vec<&str> =
@@ -45,6 +48,13 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let lexical = if words.is_empty() { q.to_string() } else { words.join(" ") };
     let window = super::time::time_window(q, mem.now_ms());
     QueryAnalysis { entities, people, lexical, dense, window }
+}
+
+/// True for a question asking who someone is ("Who is Maya?", "who's Tomás", "Tell me
+/// about Ruth").
+fn asks_who(q: &str) -> bool {
+    let q = q.trim_start().to_lowercase();
+    ["who is ", "who's ", "who’s ", "who was ", "tell me about "].iter().any(|p| q.starts_with(p))
 }
 
 /// `q` without the words of `names` (case-insensitive, possessive `'s` too); `q` itself
@@ -67,7 +77,16 @@ fn without_names(q: &str, names: &[&str]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::without_names;
+    use super::{asks_who, without_names};
+
+    #[test]
+    fn identity_questions_are_told_apart() {
+        assert!(asks_who("Who is Maya?"));
+        assert!(asks_who("  who's Tomás"));
+        assert!(asks_who("Tell me about Ruth"));
+        assert!(!asks_who("Who did Maya thank?"));
+        assert!(!asks_who("What is Maya's role?"));
+    }
 
     #[test]
     fn names_and_possessives_leave_the_dense_text() {
