@@ -251,7 +251,9 @@ fn names(words: &[Word<'_>], gaz: &Gazetteer, opts: ExtractOptions, out: &mut BT
         // A `misc:` guess that is the head of a longer capitalised run ("Bluefin" in
         // "Bluefin Logistics") leaves the run to discovery, which sees the whole name.
         let end = start + len;
-        if !typed && opts.discover_names && end < words.len() && words[end].joins_prev && capital(end) {
+        // Not at a sentence start, where an untyped run is not discovered at all.
+        let longer = end < words.len() && words[end].joins_prev && capital(end) && !words[start].sentence_start;
+        if !typed && opts.discover_names && longer {
             continue;
         }
         covered[start..end].iter_mut().for_each(|c| *c = true);
@@ -330,7 +332,13 @@ fn names(words: &[Word<'_>], gaz: &Gazetteer, opts: ExtractOptions, out: &mut BT
         let typed_start = matches!(kind, EntityKind::Person | EntityKind::Organization | EntityKind::Location);
         // A lone common head noun ("Hotel" before a known "Casa do Rio") is no name.
         let head_noun = j == i + 1 && is_head_noun(&plain[i].to_lowercase());
-        if (!words[i].sentence_start || typed_start) && !head_noun {
+        if words[i].sentence_start && !typed_start {
+            // Only the sentence-initial word says nothing: the run after it is still read
+            // ("Phoenix Quetzal salary…" finds Quetzal).
+            i += 1;
+            continue;
+        }
+        if !head_noun {
             add(out, kind, &plain[i..j].join(" "));
         }
         i = j;
