@@ -89,7 +89,7 @@ fn demo_entities_match_the_labelled_list() {
     let mem = demo_memory(&fx);
     let ids: Vec<String> = mem.as_reader().store().all_entities().unwrap().into_iter().map(|e| e.entity_id.0).collect();
     let s = score(&ids);
-    // Floors a little under what the rules reach (BENCHMARKS: P 0.73, R 0.96, typed 0.94;
+    // Floors a little under what the rules reach (measured: P 0.69, R 0.96, typed 0.94;
     // before the prose rules: P 0.42, R 0.85, typed 0.39).
     assert!(s.precision >= 0.68, "false positives {:?} ({s:#?})", s.false_positives);
     assert!(s.recall >= 0.92, "missed {:?} ({s:#?})", s.missed);
