@@ -226,3 +226,26 @@ fn corrupt_model_is_a_clear_error() {
     let text = FastEmbedder::load(&ModelPaths { dir: dir.path().to_path_buf() }).unwrap_err().to_string();
     assert!(text.contains("model.onnx"), "{text}");
 }
+
+/// Issue #15: "Who is Maya?" on the demo corpus (loaded as the REPL loads it) brings the note
+/// that describes Maya, the who's-who table, into walk's top 3.
+#[test]
+fn who_is_maya_finds_the_team_note() {
+    let Some(e) = embedder("who_is_maya_finds_the_team_note") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let opts = memtree::OpenOptions { embedder: Some(std::sync::Arc::new(e)), ..memtree::OpenOptions::default() };
+    let mut mem = memtree::Memory::open_with(dir.path(), opts).unwrap();
+    let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
+    for (format, path) in [
+        (memtree::Format::ChatJsonl, "chat.jsonl"),
+        (memtree::Format::Mbox, "mail.mbox"),
+        (memtree::Format::Markdown, "notes"),
+    ] {
+        mem.write_parsed(format.read(&demo.join(path)).unwrap(), |_| {}).unwrap();
+    }
+    mem.flush().unwrap();
+    let r =
+        memtree::walk(mem.as_reader(), &memtree::WalkArgs::new("Who is Maya?"), &memtree::Scope::default()).unwrap();
+    let top: Vec<&str> = r.hits.iter().take(3).map(|h| h.tree_scope.as_str()).collect();
+    assert!(top.iter().any(|s| s.ends_with("team.md")), "top 3: {top:?}");
+}

@@ -17,6 +17,16 @@ pub fn canonical_id(kind: EntityKind, surface: &str) -> Option<EntityId> {
     (!n.is_empty()).then(|| EntityId(format!("{}:{n}", kind.as_str())))
 }
 
+/// `s` with its diacritics removed (canonical decomposition, combining marks dropped):
+/// "Tomás" → "Tomas". For matching only: canonical ids keep their accents.
+pub fn fold_diacritics(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    if s.is_ascii() {
+        return s.to_string();
+    }
+    s.nfd().filter(|c| !unicode_normalization::char::is_combining_mark(*c)).nfc().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,5 +41,7 @@ mod tests {
             "url:https://Example.com/Path"
         );
         assert!(canonical_id(EntityKind::Person, "  @ ").is_none());
+        assert_eq!(canonical_id(EntityKind::Person, "Tomás Reyes").unwrap().0, "person:tomás reyes");
+        assert_eq!(fold_diacritics("tomás pastéis ç"), "tomas pasteis c");
     }
 }

@@ -1,5 +1,6 @@
 //! The gazetteer: surfaces of known entities (and registry aliases) → canonical ids, matched
-//! against word n-grams of a text.
+//! against word n-grams of a text. Keys are lower-cased with diacritics folded ("tomas" finds
+//! `person:tomás reyes`); a person's first name is a key too ("Maya" finds Maya Okafor).
 
 use crate::types::{EntityId, EntityKind};
 use std::collections::{BTreeSet, HashMap};
@@ -51,6 +52,35 @@ impl Gazetteer {
         let key = key_of(surface);
         if key.is_empty() || key.split(' ').count() > MAX_WORDS || key.len() < 2 {
             return;
+        }
+        if kind == EntityKind::Person {
+            // A first name alone names the person ("Thanks Lena"): people are called by it
+            // far more often than by their full name. Stop words and month names are not
+            // first names anyone is called by in a question ("Will", "May").
+            let mut parts = key.split(' ');
+            if let (Some(first), Some(_)) = (parts.next(), parts.next())
+                && first.chars().count() >= 2
+                && first.chars().all(char::is_alphabetic)
+                && !super::extract::is_not_name(first)
+            {
+                let first = first.to_string();
+                if self.map.entry(first).or_default().insert((kind, id.clone())) {
+                    self.revision += 1;
+                }
+            }
+        }
+        if kind == EntityKind::Organization {
+            // "Bluefin" names Bluefin Logistics: an organisation is called by its name
+            // without the legal or trade suffix.
+            if let Some((head, last)) = key.rsplit_once(' ')
+                && super::context::ORG_SUFFIXES.contains(&last)
+                && head.len() >= 3
+            {
+                let head = head.to_string();
+                if self.map.entry(head).or_default().insert((kind, id.clone())) {
+                    self.revision += 1;
+                }
+            }
         }
         if self.map.entry(key).or_default().insert((kind, id.clone())) {
             self.revision += 1;
@@ -104,9 +134,10 @@ impl Gazetteer {
     }
 }
 
-/// Lower-case, fold white space.
+/// Lower-case, fold white space and diacritics: what a person types without accents must
+/// find the name written with them.
 fn key_of(s: &str) -> String {
-    s.split_whitespace().map(|w| w.to_lowercase()).collect::<Vec<_>>().join(" ")
+    s.split_whitespace().map(|w| super::canonical::fold_diacritics(&w.to_lowercase())).collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -123,5 +154,20 @@ mod tests {
         assert_eq!(m.len(), 2);
         assert_eq!((m[0].0, m[0].1), (1, 2));
         assert_eq!((m[1].0, m[1].1), (4, 1));
+    }
+
+    #[test]
+    fn accents_fold_and_first_names_find_people() {
+        let mut g = Gazetteer::new();
+        let tomas = EntityId::from("person:tomás reyes");
+        g.insert(EntityKind::Person, "Tomás Reyes", &tomas);
+        g.insert(EntityKind::Person, "May Lee", &EntityId::from("person:may lee"));
+        let ids = |s: &str| g.get(s).map(|(_, id)| id.as_str().to_string()).collect::<Vec<_>>();
+        assert_eq!(ids("tomas"), vec!["person:tomás reyes"]);
+        assert_eq!(ids("TOMAS reyes"), vec!["person:tomás reyes"]);
+        assert_eq!(ids("Tomás"), vec!["person:tomás reyes"]);
+        // A month is no first name.
+        assert!(ids("may").is_empty());
+        assert_eq!(ids("may lee"), vec!["person:may lee"]);
     }
 }

@@ -2,10 +2,12 @@
 //! the Markdown registry of identities.
 
 mod canonical;
+mod context;
 mod extract;
 mod gazetteer;
 mod mention;
 mod registry;
+mod words;
 
 pub use canonical::canonical_id;
 pub use extract::{ExtractOptions, Extractor};

@@ -2,6 +2,7 @@
 
 mod common;
 mod concurrency;
+mod extraction;
 mod fuzz;
 mod hostile;
 mod privacy;

@@ -109,7 +109,7 @@ fn search_entities_matches_ids_and_surfaces_with_literal_wildcards() {
     check(
         &mut mem,
         json!({"mode": "search_entities", "query": "PHOENIX"}),
-        json!([{"canonical_id": "misc:phoenix", "kind": "misc", "mention_count": 4, "surface": "Phoenix"}]),
+        json!([{"canonical_id": "product:phoenix", "kind": "product", "mention_count": 4, "surface": "Phoenix"}]),
     );
     let v = run(&mut mem, json!({"mode": "search_entities", "query": "alice"}), &Scope::all());
     let got: Vec<&str> = v.as_array().unwrap().iter().map(|m| m["canonical_id"].as_str().unwrap()).collect();
@@ -249,7 +249,8 @@ fn walk_answers_with_explained_hits_and_respects_the_gate() {
     let v = run(&mut mem, json!({"mode": "walk", "query": "When does the Phoenix launch happen?"}), &Scope::all());
     assert!(v["hits"][0]["content"].as_str().unwrap().contains("May 15"), "{v}");
     assert_eq!(v["hits"][0]["explain"]["branch"], "local");
-    assert_eq!(v["hits"][0]["explain"]["query_entities"], json!(["hashtag:launch", "misc:phoenix"]));
+    // "The Phoenix launch": a project named before its launch is a `product:`.
+    assert_eq!(v["hits"][0]["explain"]["query_entities"], json!(["hashtag:launch", "product:phoenix"]));
     let v = run(&mut mem, json!({"mode": "walk", "query": "what did Carol say about billing?"}), &Scope::all());
     // "carol" names the person and the @carol handle alike.
     assert_eq!(v["hits"][0]["explain"]["query_entities"], json!(["handle:carol", "person:carol"]));

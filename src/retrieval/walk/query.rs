@@ -35,18 +35,37 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let mut entities: Vec<EntityId> = found.iter().map(|m| m.id.clone()).collect();
     entities.sort();
     entities.dedup();
+    // "Who is Maya?" asks what others say about Maya: her own messages are no answer, so
+    // she is no boosted speaker (her name still leaves the dense text, as for any person).
+    let about = asks_who(
+        q,
+        &found.iter().filter(|m| m.kind == EntityKind::Person).map(|m| m.surface.as_str()).collect::<Vec<_>>(),
+    );
     let people: Vec<String> = found
         .iter()
-        .filter(|m| m.kind == EntityKind::Person)
+        .filter(|m| m.kind == EntityKind::Person && !about)
         .map(|m| m.id.as_str().trim_start_matches("person:").to_string())
         .collect();
     let surfaces: Vec<&str> =
         found.iter().filter(|m| m.kind == EntityKind::Person).map(|m| m.surface.as_str()).collect();
     let dense = without_names(q, &surfaces);
     let words: Vec<String> = content_words(q).collect();
-    let lexical = if words.is_empty() { q.to_string() } else { words.join(" ") };
+    let mut lexical = if words.is_empty() { q.to_string() } else { words.join(" ") };
+    if about {
+        // What answers "who is X" says who X is: "who's who", "X, who leads…".
+        lexical.push_str(" who");
+    }
     let window = super::time::time_window(q, mem.now_ms());
     QueryAnalysis { entities, people, lexical, dense, window, asks_assistant: super::role::asks_for_assistant(q) }
+}
+
+/// True for a question asking who someone named in `people` is, and nothing else ("Who is
+/// Maya?", "who's Tomás", "Tell me about Ruth"; not "Who is Tim's inspiration?").
+fn asks_who(q: &str, people: &[&str]) -> bool {
+    let q = q.trim().trim_end_matches(['?', '.', '!']).trim().to_lowercase();
+    ["who is ", "who's ", "who’s ", "who was ", "tell me about "]
+        .iter()
+        .any(|p| q.strip_prefix(p).is_some_and(|rest| people.iter().any(|n| n.to_lowercase() == rest.trim())))
 }
 
 /// `q` without the words of `names` (case-insensitive, possessive `'s` too); `q` itself
@@ -69,7 +88,19 @@ fn without_names(q: &str, names: &[&str]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::without_names;
+    use super::{asks_who, without_names};
+
+    #[test]
+    fn identity_questions_are_told_apart() {
+        let who = |q: &str| asks_who(q, &["Maya", "tomás", "Ruth Adams", "Tim"]);
+        assert!(who("Who is Maya?"));
+        assert!(who("  who's Tomás"));
+        assert!(who("Tell me about Ruth Adams."));
+        assert!(!who("Who did Maya thank?"));
+        assert!(!who("What is Maya's role?"));
+        assert!(!who("Who is one of Tim's sources of inspiration?"));
+        assert!(!who("Who is Jill?"));
+    }
 
     #[test]
     fn names_and_possessives_leave_the_dense_text() {
