@@ -238,7 +238,12 @@ pub(super) fn kind_of(name: &[&str], around: &Around<'_>) -> EntityKind {
     }
     // "Ruth from Bluefin asked": after a preposition the name is not the one who asks.
     let after_prep = b1.is_some_and(|w| crate::text::is_stop_word(w) && !matches!(w, "and" | "but" | "so"));
-    if (around.after.is_some_and(is_person_verb) && !after_prep) || b1.is_some_and(|w| HONORIFICS.contains(&w)) {
+    // "Winning was amazing": a lone gerund before a verb is the action, not someone acting
+    // (LoCoMo: `person:winning` sent "how many games has John mentioned winning?" local).
+    let gerund = name.len() == 1 && first.chars().count() > 5 && first.ends_with("ing");
+    if (around.after.is_some_and(is_person_verb) && !after_prep && !gerund)
+        || b1.is_some_and(|w| HONORIFICS.contains(&w))
+    {
         return EntityKind::Person;
     }
     if around.after.is_some_and(|w| PROJECT_NOUNS.contains(&w)) {
@@ -276,6 +281,7 @@ mod tests {
         use EntityKind::*;
         let cases = [
             (kind(&["Bob"], ["", ""], Some("owns"), false), Person),
+            (kind(&["Winning"], ["", ""], Some("was"), false), Misc),
             (kind(&["Heron"], ["", ""], Some("is"), false), Misc),
             (kind(&["Bluefin"], ["from", "Ruth"], Some("asked"), false), Misc),
             (kind(&["Bob"], ["and", "Ann"], Some("said"), false), Person),
