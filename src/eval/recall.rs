@@ -53,8 +53,10 @@ struct Outcome {
     at_k: Vec<f64>,
     /// Evidence inside the budget, whole hits.
     budget: f64,
-    /// Evidence inside the budget when a hit that carries a snippet costs only its snippet
-    /// (and counts only when the snippet holds the evidence leaf: the leaf is the unit).
+    /// Evidence inside the budget when a hit that carries a snippet costs only its snippet.
+    /// The evidence unit stays the leaf: a leaf counts whichever of its passages is the
+    /// snippet (the corpora mark evidence per message, not per passage), so this figure is
+    /// an upper bound on what the snippets themselves hold.
     budget_snippets: f64,
     micros: u128,
 }
@@ -74,7 +76,9 @@ struct Ranked {
 }
 
 /// Aggregated results: system → (bucket → metric → value); buckets are `overall`
-/// (categories 1–4, averaged over questions) and the category names.
+/// (categories 1–4, averaged over questions), the category names, and the question types
+/// when the corpus gives them (a type bucket holds every question of that type, adversarial
+/// ones included).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct RecallReport {
     /// `per-conversation` or `pooled`.

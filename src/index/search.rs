@@ -257,7 +257,9 @@ impl IndexSearcher {
             .into_iter()
             .map(|t| {
                 let df = self.searcher.doc_freq(&Term::from_field_text(self.f.content, &t))? as f32;
-                Ok((t, (1.0 + (n - df + 0.5) / (df + 0.5)).ln()))
+                // `num_docs` counts live documents while `doc_freq` still counts deleted ones
+                // until their segments merge (a replaced document): a weight is never negative.
+                Ok((t, (1.0 + (n - df + 0.5).max(0.0) / (df + 0.5)).ln()))
             })
             .collect()
     }

@@ -84,14 +84,16 @@ pub fn with_replies(mem: &MemoryReader, ranked: Vec<Ranked>, k: usize) -> Result
     Ok(out)
 }
 
-/// True when `question` asks in what order things happened or were brought up.
+/// True when `question` asks in what order things happened or were brought up: "in
+/// what/which order", "the order in which", "chronological order", "chronologically",
+/// "timeline". Narrow on purpose: "what did I order in Lisbon?" is not such a question.
 pub fn asks_for_order(question: &str) -> bool {
     let w: Vec<String> = words(question).collect();
-    let order = w.windows(2).any(|p| {
-        (matches!(p[0].as_str(), "what" | "which" | "the" | "chronological") && p[1] == "order")
-            || (p[0] == "order" && matches!(p[1].as_str(), "in" | "of"))
-    });
-    order || w.iter().any(|x| matches!(x.as_str(), "chronologically" | "timeline" | "sequence"))
+    let order = w.windows(3).any(|p| {
+        (p[0] == "in" && matches!(p[1].as_str(), "what" | "which") && p[2] == "order")
+            || (p[0] == "order" && p[1] == "in" && p[2] == "which")
+    }) || w.windows(2).any(|p| p[0] == "chronological" && p[1] == "order");
+    order || w.iter().any(|x| matches!(x.as_str(), "chronologically" | "timeline"))
 }
 
 /// `ranked` (best first) with the best leaf of each session (its parent summary; a leaf in
@@ -116,11 +118,19 @@ mod tests {
             "Can you list the order in which I brought up different aspects of my tracker?",
             "In what order did I mention the three bugs?",
             "Give me a timeline of the launch",
-            "What was the sequence of steps I took?",
+            "List my trips in chronological order",
         ] {
             assert!(asks_for_order(q), "{q}");
         }
-        for q in ["What did I order for dinner?", "When does my first sprint end?", "Summarise my project"] {
+        for q in [
+            "What did I order for dinner?",
+            "What did I order in Lisbon?",
+            "When did the order ship?",
+            "What is the order of operations in this formula?",
+            "What DNA sequence did I paste?",
+            "When does my first sprint end?",
+            "Summarise my project",
+        ] {
             assert!(!asks_for_order(q), "{q}");
         }
     }

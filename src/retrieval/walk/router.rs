@@ -68,7 +68,10 @@ struct Route {
 
 /// Answer `args.query`. Hits are leaves; `score` is the scorer's fused relevance (for local
 /// hits under SPEC §5's ordering, the number of query entities covered plus that relevance,
-/// so coverage ranks first); every hit carries `explain` with its branch and signals.
+/// so coverage ranks first); every hit carries `explain` with its branch and signals. A
+/// question about an order or asking for a summary is then reordered by `history.rs` (one
+/// leaf per session first; each message followed by its reply, which carries the message's
+/// score): for those, hits are in that order rather than by `score`.
 pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryResponse> {
     if args.query.trim().is_empty() {
         return Err(Error::invalid("walk.query", "must not be blank"));
