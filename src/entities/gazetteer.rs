@@ -63,10 +63,7 @@ impl Gazetteer {
                 && first.chars().all(char::is_alphabetic)
                 && !super::extract::is_not_name(first)
             {
-                let first = first.to_string();
-                if self.map.entry(first).or_default().insert((kind, id.clone())) {
-                    self.revision += 1;
-                }
+                self.add_key(first.to_string(), kind, id);
             }
         }
         if kind == EntityKind::Organization {
@@ -76,12 +73,14 @@ impl Gazetteer {
                 && super::context::ORG_SUFFIXES.contains(&last)
                 && head.len() >= 3
             {
-                let head = head.to_string();
-                if self.map.entry(head).or_default().insert((kind, id.clone())) {
-                    self.revision += 1;
-                }
+                self.add_key(head.to_string(), kind, id);
             }
         }
+        self.add_key(key, kind, id);
+    }
+
+    /// Map `key` to `id`; the revision moves only when that is new.
+    fn add_key(&mut self, key: String, kind: EntityKind, id: &EntityId) {
         if self.map.entry(key).or_default().insert((kind, id.clone())) {
             self.revision += 1;
         }
