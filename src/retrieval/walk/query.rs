@@ -24,6 +24,10 @@ pub struct QueryAnalysis {
     pub window: Option<(i64, i64)>,
     /// The question asks what the host's assistant said or advised (`role.rs`).
     pub asks_assistant: bool,
+    /// The question asks in what order things happened (`history.rs`).
+    pub asks_order: bool,
+    /// The question asks for a summary (`history.rs`).
+    pub asks_summary: bool,
 }
 
 /// Analyse `q` against the store's gazetteer.
@@ -56,7 +60,16 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         lexical.push_str(" who");
     }
     let window = super::time::time_window(q, mem.now_ms());
-    QueryAnalysis { entities, people, lexical, dense, window, asks_assistant: super::role::asks_for_assistant(q) }
+    QueryAnalysis {
+        entities,
+        people,
+        lexical,
+        dense,
+        window,
+        asks_assistant: super::role::asks_for_assistant(q),
+        asks_order: super::history::asks_for_order(q),
+        asks_summary: super::history::asks_for_summary(q),
+    }
 }
 
 /// True for a question asking who someone named in `people` is, and nothing else ("Who is

@@ -87,10 +87,10 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     let scored = score_leaves(mem, &qa, &flt, &args.params, &route.local)?;
     let coverage = Coverage::new(mem, qa.entities.iter().map(|e| e.as_str()));
     let mut ranked = rank(route.branch, scored, &route.local, args.limit, args.params.ordering, &coverage)?;
-    if args.params.spread_order && history::asks_for_order(&args.query) {
+    if args.params.spread_order && qa.asks_order {
         ranked = history::spread_over_sessions(ranked);
     }
-    if args.params.replies_for_summary && history::asks_for_summary(&args.query) {
+    if args.params.replies_for_summary && qa.asks_summary {
         ranked = history::with_replies(mem, ranked, args.limit)?;
     }
     let total = ranked.len();
