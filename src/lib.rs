@@ -25,6 +25,11 @@
 
 #![warn(missing_docs)]
 
+// The README's library snippet runs as a doc test, so it cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 // Every module is private; what a host, the CLI, the REPL, the benches and the MCP server use
 // is re-exported below, so the public surface is a list someone chose, not the module tree.
 // `tool` and `eval` stay namespaces: their names (`tool::call_json`, `eval::recall::run`)

@@ -356,3 +356,19 @@ fn sources_lists_the_store_and_forget_removes_one() {
     assert_eq!(r.code, Some(1));
     assert!(r.err.contains("no source `slack:#nope`"), "{}", r.err);
 }
+
+/// `bench recall` runs on a fresh clone: its default corpus is the demo's question set, the
+/// table goes to stdout and `--out` is optional.
+#[test]
+fn bench_recall_defaults_to_the_demo_question_set() {
+    let (_d, s) = store();
+    let r = memtree(&s, &["bench", "recall", "--systems", "bm25"], None);
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo/questions.json");
+    let corpus: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let asked = corpus[0]["qa"].as_array().unwrap().len();
+    assert!(r.out.contains(&format!("{asked} questions with evidence")), "{}", r.out);
+    let row = r.out.lines().find(|l| l.starts_with("| bm25 | overall |")).unwrap_or_else(|| panic!("{}", r.out));
+    let r25: f64 = row.split('|').map(str::trim).nth(5).unwrap().parse().unwrap();
+    assert!(r25 > 80.0, "{row}");
+}

@@ -6,7 +6,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use memtree::Format;
-use memtree::eval::read_locomo;
+use memtree::eval::read_corpus;
 use memtree::eval::recall::RecallConfig;
 use memtree::{IngestReport, Memory, MemoryReader, OpenOptions};
 use memtree::{Scope, WalkParams};
@@ -88,10 +88,12 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum BenchCmd {
-    /// Evidence recall on a LoCoMo-format corpus (SPEC §7); table on stdout, JSON to --out.
+    /// Evidence recall on a LoCoMo-shaped corpus: a table on stdout (and JSON to --out). By
+    /// default the demo corpus's labelled questions (examples/demo/questions.json).
     Recall {
-        /// LoCoMo JSON file.
-        #[arg(long, default_value = "../shared/corpora/locomo/locomo-dev.json")]
+        /// LoCoMo-shaped JSON: LoCoMo itself (data/locomo10.json of its public repository,
+        /// github.com/snap-research/locomo), or samples that import files (the demo's).
+        #[arg(long, default_value_os_t = demo_corpus())]
         corpus: PathBuf,
         /// Cut-offs, comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "5,10,25")]
@@ -102,9 +104,9 @@ enum BenchCmd {
         /// Systems to run, comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "walk,bm25,dense,hybrid,fts5")]
         systems: Vec<String>,
-        /// Where to write the JSON report.
+        /// Also write the JSON report here.
         #[arg(long)]
-        out: PathBuf,
+        out: Option<PathBuf>,
         /// Walk scorer weights: a preset (`default`, `spec_baseline`) and/or overrides by
         /// field name, e.g. `--walk spec_baseline --walk dense=0.6,window=0.4` (repeatable).
         #[arg(long = "walk", value_delimiter = ',')]
@@ -206,12 +208,17 @@ fn open_options(cli: &Cli) -> Result<OpenOptions> {
     Ok(opts)
 }
 
+/// The demo corpus's question set in this source tree.
+fn demo_corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(memtree::eval::DEMO_QUESTIONS)
+}
+
 struct RecallRun<'a> {
     corpus: &'a Path,
     ks: &'a [usize],
     pooled: bool,
     systems: &'a [String],
-    out: &'a Path,
+    out: Option<&'a Path>,
     walk: WalkParams,
     per_question: Option<&'a Path>,
     keep_stores: Option<&'a Path>,
@@ -219,7 +226,7 @@ struct RecallRun<'a> {
 
 fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
     let (ks, out) = (r.ks, r.out);
-    let convs = read_locomo(r.corpus)?;
+    let samples = read_corpus(r.corpus)?;
     let opts = open_options(cli)?;
     let temp;
     let work = match r.keep_stores {
@@ -243,10 +250,12 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
     };
     let pb = ProgressBar::new_spinner();
     let t = std::time::Instant::now();
-    let report = memtree::eval::recall::run(&convs, &work, &opts, &cfg, |m| pb.set_message(m.to_string()))?;
+    let report = memtree::eval::recall::run(&samples, &work, &opts, &cfg, |m| pb.set_message(m.to_string()))?;
     pb.finish_and_clear();
-    std::fs::write(out, serde_json::to_string_pretty(&report)?)
-        .with_context(|| format!("writing {}", out.display()))?;
+    if let Some(out) = out {
+        std::fs::write(out, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("writing {}", out.display()))?;
+    }
     if let Some(path) = r.per_question {
         let mut lines = String::new();
         for d in &report.per_question {
@@ -322,7 +331,7 @@ fn run(cli: &Cli) -> Result<()> {
                 ks: k,
                 pooled: *pooled,
                 systems,
-                out,
+                out: out.as_deref(),
                 walk: wp,
                 per_question: per_question.as_deref(),
                 keep_stores: keep_stores.as_deref(),

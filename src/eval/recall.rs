@@ -1,9 +1,11 @@
-//! The recall harness: ingest LoCoMo conversations, ask every question with evidence through
-//! each system, and measure fractional evidence recall over leaves at several k, plus the
-//! share of evidence inside a 2,000-token context budget.
+//! The recall harness: ingest a corpus's samples (LoCoMo conversations, or files imported as a
+//! user would), ask every question with evidence through each system, and measure fractional
+//! evidence recall over leaves at several k, plus the share of evidence inside a 2,000-token
+//! context budget.
 
+use super::corpus::{Sample, evidence_key};
 use crate::error::Result;
-use crate::ingest::import::locomo::{Conversation, dia_id_of};
+use crate::ingest::import::locomo::dia_id_of;
 use crate::memory::Memory;
 use crate::options::OpenOptions;
 use crate::reader::MemoryReader;
@@ -130,9 +132,9 @@ pub struct SystemReport {
     pub latency_us: BTreeMap<String, f64>,
 }
 
-/// Run the harness over `convs`, opening stores in `work_dir` with `opts`.
+/// Run the harness over `samples`, opening stores in `work_dir` with `opts`.
 pub fn run(
-    convs: &[Conversation],
+    samples: &[Sample],
     work_dir: &std::path::Path,
     opts: &OpenOptions,
     cfg: &RecallConfig,
@@ -141,8 +143,8 @@ pub fn run(
     let kmax = cfg.ks.iter().copied().max().unwrap_or(10).max(MIN_TOP);
     // system → the outcome of every question it answered
     let mut results: HashMap<String, Vec<Asked>> = HashMap::new();
-    let groups: Vec<Vec<&Conversation>> =
-        if cfg.pooled { vec![convs.iter().collect()] } else { convs.iter().map(|c| vec![c]).collect() };
+    let groups: Vec<Vec<&Sample>> =
+        if cfg.pooled { vec![samples.iter().collect()] } else { samples.iter().map(|c| vec![c]).collect() };
     let mut questions = 0;
     let mut per_question = Vec::new();
     for (gi, group) in groups.iter().enumerate() {
@@ -152,18 +154,33 @@ pub fn run(
         }
         let mut mem = Memory::open_with(&dir, opts.clone())?;
         for c in group {
-            progress(&format!("ingest {}", c.sample_id));
-            mem.ingest(c.items())?;
+            progress(&format!("ingest {}", c.sample_id()));
+            match c {
+                Sample::Conversation(c) => {
+                    mem.ingest(c.items())?;
+                }
+                Sample::Files(f) => {
+                    for file in &f.files {
+                        mem.import(file.format, &file.path, |_| {})?;
+                    }
+                }
+            }
         }
         mem.flush()?;
         let mem = mem.as_reader();
         let fts = Fts5Baseline::build(mem.store())?;
-        let dia: HashMap<NodeId, (String, String)> = leaf_refs(mem)?;
+        let refs = leaf_refs(mem)?;
         for c in group {
-            progress(&format!("ask {}", c.sample_id));
-            let source = c.source_id();
-            let known: HashSet<&str> = c.turns.iter().map(|t| t.dia_id.as_str()).collect();
-            for q in &c.questions {
+            progress(&format!("ask {}", c.sample_id()));
+            // The source of a conversation's leaves (`None` for imported files), and the
+            // evidence ids that name a leaf at all.
+            let (source, known): (Option<String>, HashSet<&str>) = match c {
+                Sample::Conversation(c) => (Some(c.source_id()), c.turns.iter().map(|t| t.dia_id.as_str()).collect()),
+                Sample::Files(_) => {
+                    (None, refs.values().filter(|r| r.dia_id.is_none()).map(|r| r.key.as_str()).collect())
+                }
+            };
+            for q in c.questions() {
                 let evidence: Vec<&str> = q.evidence.iter().map(String::as_str).filter(|e| known.contains(e)).collect();
                 if evidence.is_empty() || q.question.trim().is_empty() {
                     continue;
@@ -173,11 +190,9 @@ pub fn run(
                     let t = Instant::now();
                     let Some(ranked) = rank(mem, &fts, sys, &q.question, kmax, &cfg.walk)? else { continue };
                     let micros = t.elapsed().as_micros();
-                    // A hit counts only in the question's own conversation.
-                    let turns: Vec<Option<&str>> = ranked
-                        .iter()
-                        .map(|r| dia.get(&r.id).filter(|(s, _)| *s == source).map(|(_, d)| d.as_str()))
-                        .collect();
+                    // A hit counts only in the question's own sample.
+                    let turns: Vec<Option<&str>> =
+                        ranked.iter().map(|r| refs.get(&r.id).and_then(|l| l.name_in(source.as_deref()))).collect();
                     let mut cost = Vec::with_capacity(ranked.len());
                     for r in &ranked {
                         let whole = mem.store().node(r.id.as_str())?.map_or(0, |n| n.tokens as usize);
@@ -186,7 +201,7 @@ pub fn run(
                     let outcome = score(&evidence, &turns, &cost, &cfg.ks, micros);
                     per_question.push(QuestionDetail {
                         system: sys.clone(),
-                        conversation: c.sample_id.clone(),
+                        conversation: c.sample_id().to_string(),
                         category: category_name(q.category).to_string(),
                         kind: q.kind.clone(),
                         question: q.question.clone(),
@@ -220,16 +235,44 @@ fn category_name(c: u32) -> &'static str {
     CATEGORIES.iter().find(|(n, _)| *n == c).map_or("other", |(_, name)| name)
 }
 
-/// Leaf id → (source, dia_id) for every LoCoMo leaf.
-fn leaf_refs(mem: &MemoryReader) -> Result<HashMap<NodeId, (String, String)>> {
+/// What names one leaf as evidence.
+struct LeafRef {
+    /// The source it belongs to.
+    scope: String,
+    /// The LoCoMo turn id, for a leaf of a conversation given turn by turn.
+    dia_id: Option<String>,
+    /// Its [`evidence_key`], for a leaf of imported files.
+    key: String,
+}
+
+impl LeafRef {
+    /// The leaf's evidence id in a sample: its turn id in the conversation `source`, its key
+    /// among imported files (`source` = `None`); `None` for a leaf outside the sample.
+    fn name_in(&self, source: Option<&str>) -> Option<&str> {
+        match source {
+            Some(s) if self.scope == s => self.dia_id.as_deref(),
+            Some(_) => None,
+            None if self.dia_id.is_none() => Some(&self.key),
+            None => None,
+        }
+    }
+}
+
+/// What names each leaf as evidence, by leaf id.
+fn leaf_refs(mem: &MemoryReader) -> Result<HashMap<NodeId, LeafRef>> {
     let mut out = HashMap::new();
     mem.store().for_each_node(|n| {
-        if n.is_leaf()
-            && let Some(r) = &n.source_ref
-            && let Some(d) = dia_id_of(r)
-        {
+        if n.is_leaf() {
             let scope = n.tree_id.scope().to_string();
-            out.insert(n.node_id.clone(), (scope, d.to_string()));
+            // A LoCoMo turn's source_ref is `locomo:<sample>#<dia_id>` under its own source.
+            let dia_id = n
+                .source_ref
+                .as_deref()
+                .filter(|r| r.strip_prefix(scope.as_str()).is_some_and(|rest| rest.starts_with('#')))
+                .and_then(dia_id_of)
+                .map(str::to_string);
+            let key = evidence_key(&n);
+            out.insert(n.node_id.clone(), LeafRef { scope, dia_id, key });
         }
         Ok(())
     })?;

@@ -2,6 +2,7 @@
 
 mod common;
 mod concurrency;
+mod demo_questions;
 mod extraction;
 mod fuzz;
 mod hostile;

@@ -115,76 +115,100 @@ pub fn parse_session_time(s: &str) -> Option<i64> {
 
 /// Parse a LoCoMo JSON file.
 pub fn read_locomo(path: &Path) -> Result<Vec<Conversation>> {
+    let entries = read_samples(path)?;
+    entries.iter().enumerate().map(|(ci, c)| conversation(path, ci, c)).collect()
+}
+
+/// The samples of a LoCoMo-shaped JSON file (an array of objects), unparsed: the recall
+/// harness reads samples that name files to import in place of a `conversation`.
+pub(crate) fn read_samples(path: &Path) -> Result<Vec<Value>> {
     let text = read_utf8(path)?;
     let v: Value = serde_json::from_str(&text).map_err(|e| Error::ImportFormat {
         path: path.to_path_buf(),
         line: e.line(),
         reason: e.to_string(),
     })?;
-    let bad = |reason: String| Error::ImportFormat { path: path.to_path_buf(), line: 0, reason };
-    let convs = v.as_array().ok_or_else(|| bad("expected a JSON array of conversations".into()))?;
-    let mut out = Vec::new();
-    for (ci, c) in convs.iter().enumerate() {
-        let sample_id = c["sample_id"].as_str().ok_or_else(|| bad(format!("conversation {ci}: no sample_id")))?;
-        let shown = clip(sample_id, 60);
-        let conv = c["conversation"].as_object().ok_or_else(|| bad(format!("{shown}: no conversation object")))?;
-        let mut sessions: Vec<u32> = conv.keys().filter_map(|k| k.strip_prefix("session_")?.parse().ok()).collect();
-        sessions.sort_unstable();
-        let mut turns = Vec::new();
-        for s in sessions {
-            let Some(list) = conv[&format!("session_{s}")].as_array() else { continue };
-            let when = conv
-                .get(&format!("session_{s}_date_time"))
-                .and_then(|d| d.as_str())
-                .and_then(parse_session_time)
-                .ok_or_else(|| bad(format!("{shown}: session_{s} has no readable date_time")))?;
-            for (i, t) in list.iter().enumerate() {
-                let speaker = t["speaker"].as_str().unwrap_or_default().to_string();
-                let dia_id = t["dia_id"].as_str().unwrap_or_default().to_string();
-                let mut text = t["text"].as_str().unwrap_or_default().to_string();
-                if let Some(cap) = t.get("blip_caption").and_then(|c| c.as_str()) {
-                    text = format!("{text} [shares a photo: {cap}]");
-                }
-                if text.trim().is_empty() || dia_id.is_empty() {
-                    continue;
-                }
-                turns.push(Turn { dia_id, speaker, text, ts_ms: when + i as i64 * TURN_SPACING_MS, session: s });
-            }
-        }
-        let mut questions = Vec::new();
-        for q in c["qa"].as_array().map(Vec::as_slice).unwrap_or_default() {
-            let evidence = q["evidence"]
-                .as_array()
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|e| e.as_str())
-                .flat_map(|e| e.split([';', ',', ' ']).map(str::trim).filter(|x| !x.is_empty()).map(String::from))
-                .collect();
-            let answer = match &q["answer"] {
-                Value::String(s) => Some(s.clone()),
-                Value::Null => None,
-                other => Some(other.to_string()),
-            };
-            questions.push(Question {
-                question: q["question"].as_str().unwrap_or_default().to_string(),
-                answer,
-                evidence,
-                category: q["category"].as_u64().unwrap_or(0) as u32,
-                kind: q["type"].as_str().map(str::trim).filter(|t| !t.is_empty()).map(String::from),
-            });
-        }
-        let conv = Conversation { sample_id: sample_id.to_string(), turns, questions };
-        // Validate now, as the other importers do: the CLI ingests one conversation at a time,
-        // so a turn that ingest refuses (a NUL in the sample id, a date past 9999) must fail
-        // the import before the conversations ahead of it are written.
-        for (t, item) in conv.turns.iter().zip(conv.items()) {
-            item.into_drafts(&crate::Config::default())
-                .map_err(|e| bad(format!("{shown}: turn {}: {e}", clip(&t.dia_id, 60))))?;
-        }
-        out.push(conv);
+    match v {
+        Value::Array(entries) => Ok(entries),
+        _ => Err(format_error(path, "expected a JSON array of conversations".into())),
     }
-    Ok(out)
+}
+
+fn format_error(path: &Path, reason: String) -> Error {
+    Error::ImportFormat { path: path.to_path_buf(), line: 0, reason }
+}
+
+/// A sample's `sample_id`.
+pub(crate) fn sample_id<'a>(path: &Path, ci: usize, c: &'a Value) -> Result<&'a str> {
+    c["sample_id"].as_str().ok_or_else(|| format_error(path, format!("conversation {ci}: no sample_id")))
+}
+
+/// Sample `ci` of the file at `path` as a conversation.
+pub(crate) fn conversation(path: &Path, ci: usize, c: &Value) -> Result<Conversation> {
+    let bad = |reason: String| format_error(path, reason);
+    let sample_id = sample_id(path, ci, c)?;
+    let shown = clip(sample_id, 60);
+    let conv = c["conversation"].as_object().ok_or_else(|| bad(format!("{shown}: no conversation object")))?;
+    let mut sessions: Vec<u32> = conv.keys().filter_map(|k| k.strip_prefix("session_")?.parse().ok()).collect();
+    sessions.sort_unstable();
+    let mut turns = Vec::new();
+    for s in sessions {
+        let Some(list) = conv[&format!("session_{s}")].as_array() else { continue };
+        let when = conv
+            .get(&format!("session_{s}_date_time"))
+            .and_then(|d| d.as_str())
+            .and_then(parse_session_time)
+            .ok_or_else(|| bad(format!("{shown}: session_{s} has no readable date_time")))?;
+        for (i, t) in list.iter().enumerate() {
+            let speaker = t["speaker"].as_str().unwrap_or_default().to_string();
+            let dia_id = t["dia_id"].as_str().unwrap_or_default().to_string();
+            let mut text = t["text"].as_str().unwrap_or_default().to_string();
+            if let Some(cap) = t.get("blip_caption").and_then(|c| c.as_str()) {
+                text = format!("{text} [shares a photo: {cap}]");
+            }
+            if text.trim().is_empty() || dia_id.is_empty() {
+                continue;
+            }
+            turns.push(Turn { dia_id, speaker, text, ts_ms: when + i as i64 * TURN_SPACING_MS, session: s });
+        }
+    }
+    let conv = Conversation { sample_id: sample_id.to_string(), turns, questions: questions(c) };
+    // Validate now, as the other importers do: the CLI ingests one conversation at a time,
+    // so a turn that ingest refuses (a NUL in the sample id, a date past 9999) must fail
+    // the import before the conversations ahead of it are written.
+    for (t, item) in conv.turns.iter().zip(conv.items()) {
+        item.into_drafts(&crate::Config::default())
+            .map_err(|e| bad(format!("{shown}: turn {}: {e}", clip(&t.dia_id, 60))))?;
+    }
+    Ok(conv)
+}
+
+/// A sample's `qa` list.
+pub(crate) fn questions(c: &Value) -> Vec<Question> {
+    let mut questions = Vec::new();
+    for q in c["qa"].as_array().map(Vec::as_slice).unwrap_or_default() {
+        let evidence = q["evidence"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| e.as_str())
+            .flat_map(|e| e.split([';', ',', ' ']).map(str::trim).filter(|x| !x.is_empty()).map(String::from))
+            .collect();
+        let answer = match &q["answer"] {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            other => Some(other.to_string()),
+        };
+        questions.push(Question {
+            question: q["question"].as_str().unwrap_or_default().to_string(),
+            answer,
+            evidence,
+            category: q["category"].as_u64().unwrap_or(0) as u32,
+            kind: q["type"].as_str().map(str::trim).filter(|t| !t.is_empty()).map(String::from),
+        });
+    }
+    questions
 }
 
 #[cfg(test)]

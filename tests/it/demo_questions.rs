@@ -1,0 +1,39 @@
+//! The demo corpus's labelled questions (`examples/demo/questions.json`, the harness's
+//! default corpus): every evidence id names a leaf the importers produce, and the harness
+//! answers all of them over the demo imported as a user imports it.
+
+use memtree::OpenOptions;
+use memtree::WalkParams;
+use memtree::eval::recall::{RecallConfig, run};
+use memtree::eval::{DEMO_QUESTIONS, Sample, read_corpus};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+#[test]
+fn every_demo_question_has_all_its_evidence_in_the_demo_store() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEMO_QUESTIONS);
+    let samples = read_corpus(&corpus).expect("the demo question set reads");
+    let [Sample::Files(demo)] = samples.as_slice() else { panic!("one sample that imports the demo files") };
+    assert!(demo.questions.len() >= 40, "about 40 questions: {}", demo.questions.len());
+    let work = tempfile::tempdir().unwrap();
+    let cfg = RecallConfig {
+        ks: vec![5, 10, 25],
+        pooled: false,
+        systems: vec!["walk".into(), "bm25".into()],
+        walk: WalkParams::default(),
+        reuse_stores: false,
+    };
+    let report = run(&samples, work.path(), &OpenOptions::default(), &cfg, |_| {}).unwrap();
+    // The harness keeps only the evidence ids that name a leaf: all of them must survive, or a
+    // typo in the file (or an importer that renamed its leaves) would silently shrink it.
+    assert_eq!(report.questions, demo.questions.len());
+    for d in report.per_question.iter().filter(|d| d.system == "walk") {
+        let q = demo.questions.iter().find(|q| q.question == d.question).unwrap();
+        let want: BTreeSet<&String> = q.evidence.iter().collect();
+        let got: BTreeSet<&String> = d.evidence.iter().collect();
+        assert_eq!(got, want, "{}", d.question);
+    }
+    // The demo is small: lexical search alone finds most of the evidence in the top 25.
+    let bm25 = &report.systems["bm25"].overall;
+    assert!(bm25["recall@25"] > 0.8, "bm25 {bm25:?}");
+}
