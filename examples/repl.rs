@@ -390,7 +390,7 @@ impl Repl {
             Column::new("#", 4, 0).right(),
             Column::new("id", 9, 6),
             Column::new("kind", 6, 5),
-            Column::new("scope", 18, 1),
+            Column::new("scope", 24, 1),
             Column::new("time", 17, 2),
             Column::new("score", 6, 3).right(),
             Column::new("text", 0, 0),

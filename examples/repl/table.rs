@@ -99,11 +99,11 @@ impl Table {
                 if i == self.text { w } else { w.min(self.columns[i].max) }
             })
             .collect();
-        // The text is promised half the width and ten cells more (or all it needs, if less):
-        // 50 of 80, 110 of 200. The other columns join in `keep` order while they leave it that,
-        // and the first that does not fit stops the rest, so a column is never shown while a
-        // more useful one is dropped.
-        let promise = natural[self.text].min((width / 2 + 10).max(MIN_TEXT));
+        // The text is promised half the width (or all it needs, if less), and gets what the
+        // other columns leave. They join in `keep` order while they leave the promise, and the
+        // first that does not fit stops the rest, so a column is never shown while a more
+        // useful one is dropped.
+        let promise = natural[self.text].min((width / 2).max(MIN_TEXT));
         let mut order: Vec<usize> = (0..n).filter(|&i| i != self.text).collect();
         order.sort_by_key(|&i| self.columns[i].keep);
         let mut shown = vec![false; n];
