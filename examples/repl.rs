@@ -301,18 +301,28 @@ impl Repl {
             ms.and_then(chrono::DateTime::from_timestamp_millis)
                 .map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%d %H:%M").to_string())
         };
-        println!("{:<32} {:<8} {:>7} {:>9}  {:<16}  {:<16}", "source", "kind", "leaves", "summaries", "first", "last");
-        for s in &list {
-            println!(
-                "{:<32} {:<8} {:>7} {:>9}  {:<16}  {:<16}",
-                s.source_id,
-                s.kind,
-                s.leaves,
-                s.summaries,
-                day(s.first_ms),
-                day(s.last_ms)
-            );
-        }
+        let columns = vec![
+            Column::new("source", 0, 0),
+            Column::new("kind", 8, 1),
+            Column::new("leaves", 7, 3).right(),
+            Column::new("summaries", 9, 5).right(),
+            Column::new("first", 16, 4),
+            Column::new("last", 16, 2),
+        ];
+        let rows = list
+            .iter()
+            .map(|s| {
+                vec![
+                    s.source_id.to_string(),
+                    s.kind.to_string(),
+                    s.leaves.to_string(),
+                    s.summaries.to_string(),
+                    day(s.first_ms),
+                    day(s.last_ms),
+                ]
+            })
+            .collect();
+        println!("{}", Table { columns, text: 0, rows }.render(self.width()));
         println!("({} sources)", list.len());
         Ok(())
     }
