@@ -1,7 +1,8 @@
 //! The REPL in a real terminal: tmux runs it at 80 and at 200 columns, a question is typed
 //! into it, and the screen is read back with `capture-pane`. The hit table must fit the
 //! width (no line longer, no row wrapped: wrapped lines are joined back by `-J`), give one
-//! line to each hit, and show the text at some length. Also the table renderer itself
+//! line to each hit, and show the text at some length; `:sources` and `:entities` must fit
+//! too. Also the table renderer itself
 //! (`examples/repl/table.rs`), on cells a pipe test would not meet: wide characters, emoji,
 //! control characters, widths from 20 to 300.
 //!
@@ -176,6 +177,17 @@ fn ask_in_terminal(width: usize, question: &str) -> Option<(String, Vec<String>)
     }
     for (i, r) in rows.iter().enumerate() {
         assert!(r.trim_start().starts_with(&format!("{} ", i + 1)), "row {} starts with its rank: {r}", i + 1);
+    }
+    // The other tables fit too: every line on the screen but the banner (which names the
+    // temp store's long path) is within the width.
+    for command in [":sources", ":entities a"] {
+        tmux.cmd(&["send-keys", "-t", "repl", "-l", command]);
+        tmux.cmd(&["send-keys", "-t", "repl", "Enter"]);
+    }
+    let screen = tmux.wait_for("(search_entities: ");
+    assert!(screen.contains("(20 sources)"), "{screen}");
+    for l in screen.lines().filter(|l| !l.starts_with("memtree REPL · store ")) {
+        assert!(measure_text_width(l) <= width, "a line wider than {width}:\n{l}\n\nscreen:\n{screen}");
     }
     tmux.cmd(&["send-keys", "-t", "repl", "-l", ":quit"]);
     tmux.cmd(&["send-keys", "-t", "repl", "Enter"]);
