@@ -83,16 +83,24 @@ fn format_names() -> String {
     FORMATS.map(Format::name).join(", ")
 }
 
-fn help() -> String {
-    let mut s = String::from(
-        "Type a question to search with `walk`, e.g. `when is the Lisbon offsite?`\n\
-         A JSON line runs memory_tree (or memory_recall when it has `op`): {\"mode\":\"search_entities\",\"query\":\"heron\"}\n\
-         # in :drill/:leaves is a row number of the last table. Values in key=value are JSON when they parse.\n\n",
-    );
+/// The help text, wrapped to `width` columns.
+fn help(width: usize) -> String {
+    let intro = [
+        "Type a question to search with `walk`, e.g. `when is the Lisbon offsite?`",
+        "A JSON line runs memory_tree (or memory_recall when it has `op`): {\"mode\":\"search_entities\",\"query\":\"heron\"}",
+        "# in :drill/:leaves is a row number of the last table. Values in key=value are JSON when they parse.",
+    ];
+    let mut lines: Vec<String> = intro.iter().flat_map(|p| table::wrap(p, width, 2)).collect();
+    lines.push(String::new());
     for (c, d) in COMMANDS {
-        s.push_str(&format!("  {c:<10} {d}\n"));
+        // The description continues under itself: 2 + 10 + 1 columns in.
+        let wrapped = table::wrap(&format!("  {c:<10} {d}"), width, 13);
+        lines.extend(wrapped);
     }
-    s.push_str(&format!("\nmodes: {}\n", MODE_NAMES.join(", ")));
+    lines.push(String::new());
+    lines.extend(table::wrap(&format!("modes: {}", MODE_NAMES.join(", ")), width, 7));
+    let mut s = lines.join("\n");
+    s.push('\n');
     s
 }
 
@@ -133,7 +141,7 @@ impl Repl {
         };
         match cmd {
             "q" | "quit" | "exit" => return Ok(Flow::Quit),
-            "help" | "h" | "?" => print!("{}", help()),
+            "help" | "h" | "?" => print!("{}", help(self.width())),
             "json" => {
                 self.json = !self.json;
                 println!("raw JSON output {}", if self.json { "on" } else { "off" });

@@ -1,7 +1,7 @@
 //! The REPL in a real terminal: tmux runs it at 80 and at 200 columns, a question is typed
 //! into it, and the screen is read back with `capture-pane`. The hit table must fit the
 //! width (no line longer, no row wrapped: wrapped lines are joined back by `-J`), give one
-//! line to each hit, and show the text at some length; `:sources` and `:entities` must fit
+//! line to each hit, and show the text at some length; `:help`, `:sources` and `:entities` fit
 //! too. Also the table renderer itself
 //! (`examples/repl/table.rs`), on cells a pipe test would not meet: wide characters, emoji,
 //! control characters, widths from 20 to 300.
@@ -180,7 +180,7 @@ fn ask_in_terminal(width: usize, question: &str) -> Option<(String, Vec<String>)
     }
     // The other tables fit too: every line on the screen but the banner (which names the
     // temp store's long path) is within the width.
-    for command in [":sources", ":entities a"] {
+    for command in [":help", ":sources", ":entities a"] {
         tmux.cmd(&["send-keys", "-t", "repl", "-l", command]);
         tmux.cmd(&["send-keys", "-t", "repl", "Enter"]);
     }
@@ -329,4 +329,24 @@ fn a_short_text_is_not_padded_out_to_the_width() {
     let out = t.render(200);
     assert!(out.lines().all(|l| measure_text_width(l) < 60), "{out}");
     assert!(out.lines().nth(2).unwrap().ends_with("  ok"), "{out}");
+}
+
+#[test]
+fn wrapped_help_lines_fit_keep_their_words_and_their_alignment() {
+    let text = "  :window    FROM..TO [key=value]  what happened between two dates, e.g. 2023-05-01..2023-05-08";
+    let at80 = table::wrap(text, 80, 13);
+    assert_eq!(at80[0], "  :window    FROM..TO [key=value]  what happened between two dates, e.g.");
+    assert_eq!(at80[1], "             2023-05-01..2023-05-08");
+    for width in 10..=120 {
+        let lines = table::wrap(text, width, 13);
+        for l in &lines {
+            assert!(measure_text_width(l) <= width, "at {width}: {l:?}");
+        }
+        if width >= 40 {
+            let words: Vec<&str> = lines.iter().flat_map(|l| l.split_whitespace()).collect();
+            assert_eq!(words, text.split_whitespace().collect::<Vec<_>>(), "at {width}");
+        }
+    }
+    assert_eq!(table::wrap("短い日本語のテキスト", 9, 0), ["短い日本…"]);
+    assert_eq!(table::wrap("fits", 80, 4), ["fits"]);
 }

@@ -85,6 +85,53 @@ pub fn clip(s: &str, width: usize) -> String {
     truncate_str(s, width, "…").into_owned()
 }
 
+/// `text` in lines of at most `width` display cells, broken at the last space that fits (the
+/// spacing inside a line is kept, so aligned columns stay aligned; a word wider than a line is
+/// cut), the lines after the first indented by `indent` spaces.
+pub fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
+    // An indent of more than half the width leaves too little to read: none then.
+    let indent = if indent * 2 > width { 0 } else { indent };
+    let mut lines = Vec::new();
+    let mut rest = text.trim_end();
+    loop {
+        let lead = if lines.is_empty() { 0 } else { indent };
+        let room = width.saturating_sub(lead).max(1);
+        if measure_text_width(rest) <= room {
+            lines.push(format!("{}{rest}", " ".repeat(lead)));
+            return lines;
+        }
+        // The byte where the first `room` cells end, and the last space before it.
+        let mut cells = 0;
+        let mut end = rest.len();
+        for (i, c) in rest.char_indices() {
+            cells += measure_text_width(c.encode_utf8(&mut [0; 4]));
+            if cells > room {
+                end = i;
+                break;
+            }
+        }
+        let space = if rest[end..].starts_with(' ') { Some(end) } else { rest[..end].rfind(' ') };
+        let (line, next) = match space {
+            Some(sp) if !rest[..sp].trim().is_empty() => (&rest[..sp], &rest[sp..]),
+            _ => {
+                // No space to break at: the word is cut, and the line goes on after it.
+                let word_end = rest[end..].find(' ').map_or(rest.len(), |i| end + i);
+                lines.push(format!("{}{}", " ".repeat(lead), clip(&rest[..word_end], room)));
+                rest = rest[word_end..].trim_start();
+                if rest.is_empty() {
+                    return lines;
+                }
+                continue;
+            }
+        };
+        lines.push(format!("{}{}", " ".repeat(lead), line.trim_end()));
+        rest = next.trim_start();
+        if rest.is_empty() {
+            return lines;
+        }
+    }
+}
+
 impl Table {
     /// The table as lines no wider than `width` display cells (header, a rule, one line per
     /// row), without a trailing newline.
