@@ -1,10 +1,9 @@
 //! The REPL in a real terminal: tmux runs it at 80 and at 200 columns, a question is typed
 //! into it, and the screen is read back with `capture-pane`. The hit table must fit the
 //! width (no line longer, no row wrapped: wrapped lines are joined back by `-J`), give one
-//! line to each hit, and show the text at some length; `:help`, `:sources` and `:entities` fit
-//! too. Also the table renderer itself
-//! (`examples/repl/table.rs`), on cells a pipe test would not meet: wide characters, emoji,
-//! control characters, widths from 20 to 300.
+//! line to each hit, and show the text at some length; `:help`, `:sources` and `:entities`
+//! fit too. Also the table renderer itself (`examples/repl/table.rs`), on cells a pipe test
+//! would not meet: wide characters, emoji, control characters, widths from 10 to 300.
 //!
 //! Without tmux the terminal tests say so on stderr and pass, unless
 //! `MEMTREE_REQUIRE_TMUX` is set (`.ci/run` sets it, after installing tmux), which makes
