@@ -5,6 +5,10 @@
 //! line run any mode; `:help` lists the rest. With a terminal it has line editing, a history
 //! file in the store folder and tab completion; with stdin as a pipe it reads one command per
 //! line, prints results on stdout and notices on stderr, and stops at end of input.
+//!
+//! Tables fit the terminal stdout is (its width read again for every table): one row a line,
+//! the text taking what the other columns leave, fewer columns on a narrow terminal. When
+//! stdout is a pipe or a file the width is `--width`, else `$COLUMNS`, else 160 (`table.rs`).
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Parser;
@@ -22,6 +26,10 @@ use serde_json::{Map, Value, json};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use table::{Column, Table};
+
+#[path = "repl/table.rs"]
+mod table;
 
 #[derive(Parser)]
 #[command(name = "repl", about = "Ask a memtree store questions (plain lines go to `walk`; :help for more)")]
@@ -39,6 +47,10 @@ struct Args {
     /// Run without the dense model.
     #[arg(long)]
     no_model: bool,
+    /// Lay tables out for this many columns (default: the terminal's width; when stdout is not
+    /// a terminal, $COLUMNS, else 160).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(20..))]
+    width: Option<u16>,
 }
 
 /// The demo corpus shipped beside this example.
@@ -71,16 +83,24 @@ fn format_names() -> String {
     FORMATS.map(Format::name).join(", ")
 }
 
-fn help() -> String {
-    let mut s = String::from(
-        "Type a question to search with `walk`, e.g. `when is the Lisbon offsite?`\n\
-         A JSON line runs memory_tree (or memory_recall when it has `op`): {\"mode\":\"search_entities\",\"query\":\"heron\"}\n\
-         # in :drill/:leaves is a row number of the last table. Values in key=value are JSON when they parse.\n\n",
-    );
+/// The help text, wrapped to `width` columns.
+fn help(width: usize) -> String {
+    let intro = [
+        "Type a question to search with `walk`, e.g. `when is the Lisbon offsite?`",
+        "A JSON line runs memory_tree (or memory_recall when it has `op`): {\"mode\":\"search_entities\",\"query\":\"heron\"}",
+        "# in :drill/:leaves is a row number of the last table. Values in key=value are JSON when they parse.",
+    ];
+    let mut lines: Vec<String> = intro.iter().flat_map(|p| table::wrap(p, width, 2)).collect();
+    lines.push(String::new());
     for (c, d) in COMMANDS {
-        s.push_str(&format!("  {c:<10} {d}\n"));
+        // The description continues under itself: 2 + 10 + 1 columns in.
+        let wrapped = table::wrap(&format!("  {c:<10} {d}"), width, 13);
+        lines.extend(wrapped);
     }
-    s.push_str(&format!("\nmodes: {}\n", MODE_NAMES.join(", ")));
+    lines.push(String::new());
+    lines.extend(table::wrap(&format!("modes: {}", MODE_NAMES.join(", ")), width, 7));
+    let mut s = lines.join("\n");
+    s.push('\n');
     s
 }
 
@@ -96,7 +116,8 @@ struct Repl {
     json: bool,
     /// Node ids of the last table's rows, for `:drill 3` and `:leaves 1 2`.
     last_ids: Vec<String>,
-    width: usize,
+    /// `--width`: lay tables out for this many columns instead of the terminal's.
+    width: Option<usize>,
 }
 
 impl Repl {
@@ -120,7 +141,7 @@ impl Repl {
         };
         match cmd {
             "q" | "quit" | "exit" => return Ok(Flow::Quit),
-            "help" | "h" | "?" => print!("{}", help()),
+            "help" | "h" | "?" => print!("{}", help(self.width())),
             "json" => {
                 self.json = !self.json;
                 println!("raw JSON output {}", if self.json { "on" } else { "off" });
@@ -288,18 +309,28 @@ impl Repl {
             ms.and_then(chrono::DateTime::from_timestamp_millis)
                 .map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%d %H:%M").to_string())
         };
-        println!("{:<32} {:<8} {:>7} {:>9}  {:<16}  {:<16}", "source", "kind", "leaves", "summaries", "first", "last");
-        for s in &list {
-            println!(
-                "{:<32} {:<8} {:>7} {:>9}  {:<16}  {:<16}",
-                s.source_id,
-                s.kind,
-                s.leaves,
-                s.summaries,
-                day(s.first_ms),
-                day(s.last_ms)
-            );
-        }
+        let columns = vec![
+            Column::new("source", 0, 0),
+            Column::new("kind", 8, 1),
+            Column::new("leaves", 7, 3).right(),
+            Column::new("summaries", 9, 5).right(),
+            Column::new("first", 16, 4),
+            Column::new("last", 16, 2),
+        ];
+        let rows = list
+            .iter()
+            .map(|s| {
+                vec![
+                    s.source_id.to_string(),
+                    s.kind.to_string(),
+                    s.leaves.to_string(),
+                    s.summaries.to_string(),
+                    day(s.first_ms),
+                    day(s.last_ms),
+                ]
+            })
+            .collect();
+        println!("{}", Table { columns, text: 0, rows }.render(self.width()));
         println!("({} sources)", list.len());
         Ok(())
     }
@@ -350,19 +381,11 @@ impl Repl {
                 format!("{} leaves", h.len())
             }
             (Value::Array(a), None) if a.iter().all(|e| e.get("canonical_id").is_some()) => {
-                println!("{}", entity_table(a));
+                println!("{}", entity_table(a, self.width()));
                 format!("{} entities", a.len())
             }
             (Value::Array(a), None) if a.iter().all(|e| e.get("key").is_some()) => {
-                for f in a {
-                    println!(
-                        "{:<14} {:<24} {:>5.2}  {}",
-                        clip(f["namespace"].as_str().unwrap_or_default(), 14),
-                        clip(f["key"].as_str().unwrap_or_default(), 24),
-                        f["score"].as_f64().unwrap_or(0.0),
-                        clip(f["content"].as_str().unwrap_or_default(), 60)
-                    );
-                }
+                println!("{}", fact_table(a, self.width()));
                 format!("{} facts", a.len())
             }
             (Value::Object(o), None) if o.contains_key("message") => {
@@ -379,84 +402,92 @@ impl Repl {
     }
 
     fn hit_table(&self, hits: &[Value]) -> String {
-        let mut rows = vec![["#", "id", "kind", "scope", "time", "score", "text"].map(String::from).to_vec()];
+        // Display order; `keep` says what a narrow terminal drops first (id, then kind, score,
+        // time, scope); the rank and the text always stay.
+        let columns = vec![
+            Column::new("#", 4, 0).right(),
+            Column::new("id", 9, 6),
+            Column::new("kind", 6, 5),
+            Column::new("scope", 24, 1),
+            Column::new("time", 17, 2),
+            Column::new("score", 6, 3).right(),
+            Column::new("text", 0, 0),
+        ];
+        let mut rows = Vec::new();
         for (i, h) in hits.iter().enumerate() {
             let kind = match h["node_kind"].as_str() {
                 Some("summary") => format!("sum L{}", h["level"].as_u64().unwrap_or(1)),
                 Some(k) => k.to_string(),
                 None => "?".into(),
             };
-            let first = h["content"].as_str().unwrap_or_default().lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            // The passage that matches the question, when the engine picked one out of a long
+            // leaf; else the content from its start.
+            let text = h["snippet"]["text"].as_str().or_else(|| h["content"].as_str()).unwrap_or_default();
             rows.push(vec![
                 (i + 1).to_string(),
-                clip(h["node_id"].as_str().unwrap_or_default(), 9),
+                h["node_id"].as_str().unwrap_or_default().to_string(),
                 kind,
-                clip(h["tree_scope"].as_str().unwrap_or_default(), 22),
+                h["tree_scope"].as_str().unwrap_or_default().to_string(),
                 short_time(&h["time_range_start"], &h["time_range_end"]),
                 format_score(h["score"].as_f64().unwrap_or(0.0)),
-                first.trim().to_string(),
+                text.to_string(),
             ]);
         }
-        table(&rows, self.width)
+        Table { columns, text: 6, rows }.render(self.width())
+    }
+
+    /// The width to lay tables out for, read again for every table (a resized terminal).
+    fn width(&self) -> usize {
+        table::current_width(self.width)
     }
 }
 
-fn entity_table(list: &[Value]) -> String {
-    let mut rows = vec![["entity", "kind", "mentions", "last seen"].map(String::from).to_vec()];
-    for e in list {
-        let last = e["last_seen_ms"]
-            .as_i64()
-            .and_then(chrono::DateTime::from_timestamp_millis)
-            .map(|d| d.format("%Y-%m-%d %H:%M").to_string())
-            .unwrap_or_default();
-        rows.push(vec![
-            e["canonical_id"].as_str().unwrap_or_default().to_string(),
-            e["kind"].as_str().unwrap_or_default().to_string(),
-            e["mention_count"].to_string(),
-            last,
-        ]);
-    }
-    table(&rows, usize::MAX)
+fn entity_table(list: &[Value], width: usize) -> String {
+    let columns = vec![
+        Column::new("entity", 0, 0),
+        Column::new("kind", 12, 1),
+        Column::new("mentions", 8, 2).right(),
+        Column::new("last seen", 16, 3),
+    ];
+    let rows = list
+        .iter()
+        .map(|e| {
+            let last = e["last_seen_ms"]
+                .as_i64()
+                .and_then(chrono::DateTime::from_timestamp_millis)
+                .map(|d| d.format("%Y-%m-%d %H:%M").to_string())
+                .unwrap_or_default();
+            vec![
+                e["canonical_id"].as_str().unwrap_or_default().to_string(),
+                e["kind"].as_str().unwrap_or_default().to_string(),
+                e["mention_count"].to_string(),
+                last,
+            ]
+        })
+        .collect();
+    Table { columns, text: 0, rows }.render(width)
 }
 
-/// Left-aligned columns (the last one is clipped to `width`), a rule under the header.
-fn table(rows: &[Vec<String>], width: usize) -> String {
-    let n = rows[0].len();
-    let mut widths = vec![0; n];
-    for r in rows {
-        for (i, c) in r.iter().enumerate() {
-            widths[i] = widths[i].max(c.chars().count());
-        }
-    }
-    let fixed: usize = widths[..n - 1].iter().map(|w| w + 2).sum();
-    let last = width.saturating_sub(fixed).max(20);
-    let mut out = String::new();
-    for (ri, r) in rows.iter().enumerate() {
-        let mut line = String::new();
-        for (i, c) in r.iter().enumerate() {
-            if i + 1 == n {
-                line.push_str(&clip(c, last));
-            } else {
-                line.push_str(&format!("{c:<w$}  ", w = widths[i]));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-        if ri == 0 {
-            out.push_str(&"-".repeat(line.trim_end().chars().count().min(width)));
-            out.push('\n');
-        }
-    }
-    out.pop();
-    out
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(max.saturating_sub(1)).collect::<String>())
-    }
+/// `memory_recall` facts: the content takes the rest of the width.
+fn fact_table(list: &[Value], width: usize) -> String {
+    let columns = vec![
+        Column::new("namespace", 14, 2),
+        Column::new("key", 24, 0),
+        Column::new("score", 6, 3).right(),
+        Column::new("content", 0, 0),
+    ];
+    let rows = list
+        .iter()
+        .map(|f| {
+            vec![
+                f["namespace"].as_str().unwrap_or_default().to_string(),
+                f["key"].as_str().unwrap_or_default().to_string(),
+                format!("{:.2}", f["score"].as_f64().unwrap_or(0.0)),
+                f["content"].as_str().unwrap_or_default().to_string(),
+            ]
+        })
+        .collect();
+    Table { columns, text: 3, rows }.render(width)
 }
 
 fn format_score(s: f64) -> String {
@@ -732,7 +763,7 @@ fn run() -> Result<()> {
     let args = Args::parse();
     let tty = std::io::stdin().is_terminal();
     let mem = open(&args)?;
-    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(if tty { 110 } else { 140 });
+    let width = args.width.map(usize::from);
     let mut repl = Repl { mem, json: false, last_ids: Vec::new(), width };
     let history = repl.mem.as_reader().dir().join("repl_history.txt");
     let empty = repl.mem.as_reader().stats()?.counts.sources == 0;
@@ -768,9 +799,6 @@ fn run() -> Result<()> {
     match editor {
         Some(mut ed) => {
             loop {
-                if let Some((cols, _)) = ed.dimensions() {
-                    repl.width = usize::from(cols).max(60); // follows a resized terminal
-                }
                 let line = match ed.readline("memtree> ") {
                     Ok(l) => l,
                     Err(ReadlineError::Interrupted | ReadlineError::Eof) => break,

@@ -1,6 +1,7 @@
 //! `memtree mcp` against a real MCP client: the official Python SDK (`mcp` from PyPI) spawns
 //! the server over stdio and runs initialize, tools/list, tools/call of `walk` and
-//! `search_entities`, malformed calls and an unknown tool. The SDK lives in a venv under the
+//! `search_entities`, malformed calls and an unknown tool, prompts/list and prompts/get of
+//! the `memory_agent` prompt. The SDK lives in a venv under the
 //! target folder: `.ci/run` installs it before the tests; when it is missing (a developer's
 //! first run) this test creates it with pip, which needs the PyPI registry. Set
 //! `MEMTREE_MCP_PYTHON` to use another interpreter that has `mcp` installed.
@@ -41,7 +42,26 @@ async def main():
                     "protocol": init.protocol_version,
                     "tools_capability": init.capabilities.tools is not None,
                     "instructions": init.instructions or "",
+                    "prompts_capability": init.capabilities.prompts is not None,
                 }
+                prompts = await session.list_prompts()
+                report["prompts"] = {
+                    p.name: {
+                        "description": p.description,
+                        "arguments": [{"name": a.name, "required": bool(a.required)} for a in (p.arguments or [])],
+                    }
+                    for p in prompts.prompts
+                }
+                def prompt_result(r):
+                    return {"description": r.description, "messages": [{"role": m.role, "text": getattr(m.content, "text", None)} for m in r.messages]}
+                report["get_prompt"] = prompt_result(await session.get_prompt("memory_agent"))
+                report["get_prompt_request"] = prompt_result(await session.get_prompt("memory_agent", {"request": "what caused INC-42?"}))
+                for name, args in [("unknown_prompt", ("no_such_prompt", None)), ("unknown_prompt_argument", ("memory_agent", {"question": "x"}))]:
+                    try:
+                        await session.get_prompt(*args)
+                        report[name] = {"raised": False}
+                    except MCPError as e:
+                        report[name] = {"raised": True, "code": e.error.code, "message": e.error.message}
                 tools = await session.list_tools()
                 report["tools"] = {t.name: {"description": t.description, "input_schema": t.input_schema} for t in tools.tools}
                 calls = {
@@ -135,6 +155,41 @@ fn the_python_sdk_client_lists_and_calls_the_tools() {
         let name = def["name"].as_str().unwrap();
         assert_eq!(tools[name]["input_schema"], def["input_schema"], "{name}");
         assert_eq!(tools[name]["description"], def["description"], "{name}");
+    }
+
+    // Each tool's description lists its modes, one line each on when to use it.
+    let tree_description = tools["memory_tree"]["description"].as_str().unwrap();
+    for m in memtree::tool::MODES {
+        assert!(
+            tree_description.lines().any(|l| l.starts_with(&format!("- {}", m.mode)) && l.ends_with(m.when)),
+            "{} in:\n{tree_description}",
+            m.mode
+        );
+    }
+
+    // prompts/list and prompts/get: the memory_agent prompt names every mode and both tools.
+    assert_eq!(r["initialize"]["prompts_capability"], true);
+    let prompts = r["prompts"].as_object().unwrap();
+    assert_eq!(prompts.keys().collect::<Vec<_>>(), ["memory_agent"]);
+    let listed = &prompts["memory_agent"];
+    let description = listed["description"].as_str().unwrap();
+    assert!(description.contains("memory_tree") && description.contains("memory_recall"), "{description}");
+    assert_eq!(listed["arguments"], serde_json::json!([{"name": "request", "required": false}]));
+    let messages = r["get_prompt"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0]["role"], "user");
+    let text = messages[0]["text"].as_str().unwrap();
+    for m in memtree::tool::MODE_NAMES {
+        assert!(text.contains(&format!("`{m}`")), "mode {m} is not in the prompt:\n{text}");
+    }
+    assert!(text.contains("Tools you may use: `memory_tree` and `memory_recall`. No other tool."), "{text}");
+    assert_eq!(r["get_prompt"]["description"], listed["description"]);
+    let asked = r["get_prompt_request"]["messages"][0]["text"].as_str().unwrap();
+    assert!(asked.starts_with(text) && asked.ends_with("## The request\n\nwhat caused INC-42?"), "{asked}");
+    for (case, needle) in [("unknown_prompt", "no_such_prompt"), ("unknown_prompt_argument", "memory_agent.question")] {
+        assert_eq!(r[case]["raised"], true, "{case}: {}", r[case]);
+        assert_eq!(r[case]["code"], -32602, "{case}");
+        assert!(r[case]["message"].as_str().unwrap().contains(needle), "{case}: {}", r[case]);
     }
 
     // tools/call walk: a QueryResponse as JSON text.

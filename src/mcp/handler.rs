@@ -1,14 +1,17 @@
 //! The MCP server handler: tool definitions from the dispatcher's own schemas, and `tools/call`
 //! routed to `memory_tree` / `memory_recall`, with every engine error returned as a tool error
-//! (`isError: true`) rather than a protocol failure or a crash.
+//! (`isError: true`) rather than a protocol failure or a crash; and the `memory_agent` prompt
+//! (`prompt.rs`) through `prompts/list` and `prompts/get`.
 
+use super::prompt;
 use crate::error::Error;
 use crate::memory::Memory;
 use crate::retrieval::Scope;
 use crate::tool::{self, RecallRequest, Request};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse,
+    Implementation, JsonObject, ListPromptsResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -22,7 +25,7 @@ const INSTRUCTIONS: &str = "memtree holds the user's long-term memory (chat, e-m
 leaves and summaries. Use `memory_tree` with mode `walk` for a question in plain words, `search_entities` \
 to find people, projects, hashtags and addresses, `drill_down`/`fetch_leaves` to open a hit, and \
 `cover_window` for what happened between two dates. `memory_recall` stores and looks up key-value facts \
-and preferences.";
+and preferences. The prompt `memory_agent` gives the full strategy: which mode for which request.";
 
 /// The MCP face of one open store. Cheap to clone (the store is shared behind a mutex: the
 /// engine has one writer, and calls are short).
@@ -103,7 +106,7 @@ fn error_chain(e: &Error) -> String {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().build())
             .with_server_info(Implementation::new("memtree", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
@@ -114,6 +117,25 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(McpServer::tools()))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompt::prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        match prompt::get(&request.name, request.arguments.as_ref()) {
+            Ok(r) => Ok(r.into()),
+            Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
+        }
     }
 
     async fn call_tool(

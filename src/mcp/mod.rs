@@ -6,8 +6,12 @@
 //! comes back as a tool result with `isError: true` and the engine's message; an unparsable
 //! line from the client is skipped by the transport and the session goes on. Nothing is
 //! printed: stdout belongs to the protocol.
+//!
+//! One prompt, `memory_agent` (`prompt.rs`): the retrieval strategy (which mode for which
+//! request) and the tool allow-list, for a host to hand to the model that works the memory.
 
 mod handler;
+mod prompt;
 
 pub use handler::McpServer;
 

@@ -72,6 +72,7 @@ const KEY: FieldSpec = f("key", Ty::Str, true, "The fact's key (non-blank).");
 pub const OPS: &[ModeSpec<RecallRequest>] = &[
     ModeSpec {
         mode: "search",
+        when: "Before answering about the user: what they asked you to remember (preferences, facts).",
         aliases: &[],
         doc: "Facts whose key or content shares content words with `query`, best first.",
         fields: &[
@@ -88,13 +89,28 @@ pub const OPS: &[ModeSpec<RecallRequest>] = &[
     },
     ModeSpec {
         mode: "put",
+        when: "The user asks you to remember something.",
         aliases: &[],
         doc: "Store a fact, replacing the content of an existing key.",
         fields: &[NAMESPACE, KEY, f("content", Ty::Str, true, "The fact (non-blank).")],
         parse: put,
     },
-    ModeSpec { mode: "forget", aliases: &[], doc: "Delete a fact by key.", fields: &[NAMESPACE, KEY], parse: forget },
-    ModeSpec { mode: "list", aliases: &[], doc: "Every fact of a namespace.", fields: &[NAMESPACE], parse: list },
+    ModeSpec {
+        mode: "forget",
+        when: "The user asks you to forget a stored fact.",
+        aliases: &[],
+        doc: "Delete a fact by key.",
+        fields: &[NAMESPACE, KEY],
+        parse: forget,
+    },
+    ModeSpec {
+        mode: "list",
+        when: "Review every fact of a namespace.",
+        aliases: &[],
+        doc: "Every fact of a namespace.",
+        fields: &[NAMESPACE],
+        parse: list,
+    },
 ];
 
 /// The `memory_recall` tool.

@@ -85,5 +85,16 @@ fn tool_schema<R>(tool: &ToolSpec<R>) -> Value {
         "additionalProperties": false,
     });
     input[format!("x-{sel}s")] = Value::Array(per_mode);
-    json!({"name": tool.name, "description": tool.doc, "input_schema": input})
+    json!({"name": tool.name, "description": description(tool), "input_schema": input})
+}
+
+/// The tool's description: its doc, then one line per mode on when to use it (what the host's
+/// model reads to pick a mode; the selector's own description says what each mode does).
+fn description<R>(tool: &ToolSpec<R>) -> String {
+    let mut s = format!("{}\nWhen to use each `{}`:", tool.doc, tool.selector);
+    for m in tool.modes {
+        let also = if m.aliases.is_empty() { String::new() } else { format!(" (also {})", m.aliases.join(", ")) };
+        s.push_str(&format!("\n- {}{also}: {}", m.mode, m.when));
+    }
+    s
 }

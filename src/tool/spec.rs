@@ -60,6 +60,9 @@ pub struct ModeSpec<R: 'static = Request> {
     pub mode: &'static str,
     /// Other names accepted for it (`smart_walk` for `walk`); listed after every mode.
     pub aliases: &'static [&'static str],
+    /// When to use it, in one line: the tool's description lists these, one per mode, for the
+    /// host's model to pick by (the MCP prompt `memory_agent` says the same at length).
+    pub when: &'static str,
     pub doc: &'static str,
     pub fields: &'static [FieldSpec],
     /// Build the request from arguments whose keys (and, for `memory_tree`, required fields)
@@ -158,6 +161,7 @@ pub const INGEST_DOCUMENT: &str = "ingest_document";
 pub const MODES: &[ModeSpec] = &[
     ModeSpec {
         mode: "search_entities",
+        when: "A named person, organisation, project, hashtag or address: resolve it here first, then ask with its canonical id and spelling.",
         aliases: &[],
         parse: search_entities,
         doc: "Find entities (people, organisations, e-mails, handles, hashtags, topics…) whose id or surface contains `query`, case-insensitively; most-mentioned first, then most recent.",
@@ -174,6 +178,7 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: "query_source",
+        when: "One source or one kind of source, newest first: \"my Slack #eng last week\" is source_id=slack:#eng, time_window_days=7.",
         aliases: &[],
         parse: query_source,
         doc: "Summaries (and not-yet-summarised newest leaves) of one source or one kind of source, newest first, or reranked by similarity to `query`.",
@@ -197,6 +202,7 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: "drill_down",
+        when: "A summary hit worth opening: what it summarises, level by level.",
         aliases: &[],
         parse: drill_down,
         doc: "Open a summary: its descendants breadth first, depth by depth; optionally reranked by `query` before truncation. A leaf or unknown id gives no hits.",
@@ -222,6 +228,7 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: "cover_window",
+        when: "Everything in a span of time (\"the last 24 hours\", \"on May 13\"): since_ms..until_ms.",
         aliases: &[],
         parse: cover_window,
         doc: "The minimal set of nodes covering a time window: the topmost summaries lying wholly inside it plus in-window leaves no such summary covers; ordered by time.",
@@ -251,6 +258,7 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: "fetch_leaves",
+        when: "Before quoting or citing: the full text and source_ref of leaf ids from any hit list.",
         aliases: &[],
         parse: fetch_leaves,
         doc: "Full text and source_ref of leaves by id, in input order; unknown ids are skipped.",
@@ -258,6 +266,7 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: INGEST_DOCUMENT,
+        when: "Store a note or document the user hands over (the one mode that writes).",
         aliases: &[],
         parse: ingest_document,
         doc: "Store a document (note, page, file), replacing any earlier version with the same source_id atomically.",
@@ -271,6 +280,7 @@ pub const MODES: &[ModeSpec] = &[
     },
     ModeSpec {
         mode: "walk",
+        when: "A one-shot question in plain words: ranked evidence; the default when no other mode fits.",
         aliases: &["smart_walk"],
         parse: walk,
         doc: "Answer a natural-language question with ranked evidence leaves, deterministically (no language model): query entities route between global search and a local intersection of entity posting lists. A hit of a long leaf carries `snippet` {text, start, end}: the passage that best matches the question, `start`/`end` being character (Unicode scalar value) offsets into `content`; read it first to save context.",
@@ -419,6 +429,25 @@ mod tests {
         assert_eq!(MODE_NAMES, want);
         assert_eq!(TREE.find("smart_walk").map(|m| m.mode), Some("walk"));
         assert!(TREE.find("WALK").is_none());
+    }
+
+    #[test]
+    fn every_mode_says_in_one_line_when_to_use_it_and_the_description_lists_them() {
+        let tools = [
+            (crate::tool::memory_tree_schema(), MODES.iter().map(|m| (m.mode, m.when)).collect::<Vec<_>>()),
+            (crate::tool::memory_recall_schema(), super::super::recall::OPS.iter().map(|m| (m.mode, m.when)).collect()),
+        ];
+        for (def, rows) in tools {
+            let description = def["description"].as_str().unwrap();
+            for (mode, when) in rows {
+                assert!(!when.trim().is_empty() && !when.contains('\n') && when.len() <= 160, "{mode}: {when:?}");
+                let line = description.lines().find(|l| l.starts_with(&format!("- {mode}")));
+                assert!(line.is_some_and(|l| l.ends_with(&format!(": {when}"))), "{mode} in:\n{description}");
+            }
+        }
+        assert!(
+            crate::tool::memory_tree_schema()["description"].as_str().unwrap().contains("- walk (also smart_walk): ")
+        );
     }
 
     #[test]

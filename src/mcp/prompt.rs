@@ -1,0 +1,99 @@
+//! The MCP prompt `memory_agent`: the retrieval strategy and the tool allow-list a host hands
+//! to the model (or sub-agent) that works the user's memory, as OpenHuman does for its
+//! memory sub-agent. The text is `prompt.md`, beside this file, so it reads as what it is.
+
+use super::handler::TOOL_NAMES;
+use crate::error::{Error, Result};
+use rmcp::model::{GetPromptResult, Prompt, PromptArgument, PromptMessage, Role};
+
+/// The prompt's name in `prompts/list` and `prompts/get`.
+pub const MEMORY_AGENT: &str = "memory_agent";
+
+/// The strategy: when to use each mode of `memory_tree` and each op of `memory_recall`.
+pub const MEMORY_AGENT_TEXT: &str = include_str!("prompt.md");
+
+/// The optional argument: the user's request, appended to the strategy when given.
+const REQUEST_ARG: &str = "request";
+
+/// Every prompt this server publishes.
+pub fn prompts() -> Vec<Prompt> {
+    let arg = PromptArgument::new(REQUEST_ARG)
+        .with_description("The user's request to work on; appended after the strategy.")
+        .with_required(false);
+    vec![
+        Prompt::new(
+            MEMORY_AGENT,
+            Some(format!(
+                "How to answer from the user's memory with {}: which mode for which request, how to cite.",
+                TOOL_NAMES.join(" and ")
+            )),
+            Some(vec![arg]),
+        )
+        .with_title("memtree memory agent"),
+    ]
+}
+
+/// The prompt `name` with `arguments`: one user message, the strategy (and the request, when
+/// given). An unknown name or argument, or a request that is not a string, is
+/// [`Error::InvalidArgument`] (the handler answers it as a JSON-RPC invalid-params error).
+pub fn get(name: &str, arguments: Option<&serde_json::Map<String, serde_json::Value>>) -> Result<GetPromptResult> {
+    if name != MEMORY_AGENT {
+        return Err(Error::invalid("name", format!("unknown prompt `{name}`; this server has {MEMORY_AGENT}")));
+    }
+    let mut text = MEMORY_AGENT_TEXT.trim_end().to_string();
+    for (k, v) in arguments.into_iter().flatten() {
+        if k != REQUEST_ARG {
+            return Err(Error::invalid(
+                format!("{MEMORY_AGENT}.{k}"),
+                format!("no such argument; the prompt takes `{REQUEST_ARG}` (optional)"),
+            ));
+        }
+        let request = v.as_str().ok_or_else(|| Error::invalid(format!("{MEMORY_AGENT}.{k}"), "must be a string"))?;
+        if !request.trim().is_empty() {
+            text.push_str("\n\n## The request\n\n");
+            text.push_str(request.trim());
+        }
+    }
+    let description = prompts().remove(0).description.unwrap_or_default();
+    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).with_description(description))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::MODE_NAMES;
+
+    /// The prompt cannot drift from the modes: a mode added to the table and not explained
+    /// here fails this test.
+    #[test]
+    fn the_prompt_names_every_mode_and_op_and_only_the_two_tools() {
+        for m in MODE_NAMES.iter().chain(["search", "put", "forget", "list"].iter()) {
+            assert!(MEMORY_AGENT_TEXT.contains(&format!("`{m}`")), "mode `{m}` is not in prompt.md");
+        }
+        for t in TOOL_NAMES {
+            assert!(MEMORY_AGENT_TEXT.contains(&format!("`{t}`")), "{t}");
+        }
+        assert!(MEMORY_AGENT_TEXT.contains("Tools you may use: `memory_tree` and `memory_recall`. No other tool."));
+    }
+
+    #[test]
+    fn get_appends_the_request_and_refuses_what_it_does_not_know() {
+        let text = |r: &GetPromptResult| match &r.messages[0].content {
+            rmcp::model::ContentBlock::Text(t) => t.text.clone(),
+            other => panic!("{other:?}"),
+        };
+        let plain = get(MEMORY_AGENT, None).unwrap();
+        assert_eq!(text(&plain), MEMORY_AGENT_TEXT.trim_end());
+        let args = serde_json::json!({"request": "who is Sam's onboarding buddy?"});
+        let asked = get(MEMORY_AGENT, args.as_object()).unwrap();
+        assert!(text(&asked).ends_with("## The request\n\nwho is Sam's onboarding buddy?"), "{}", text(&asked));
+        let refused = |name: &str, args: serde_json::Value| match get(name, args.as_object()) {
+            Err(Error::InvalidArgument { field, reason }) => (field, reason),
+            other => panic!("{other:?}"),
+        };
+        let (field, reason) = refused("nope", serde_json::Value::Null);
+        assert_eq!((field.as_str(), reason.as_str()), ("name", "unknown prompt `nope`; this server has memory_agent"));
+        assert_eq!(refused(MEMORY_AGENT, serde_json::json!({"question": "x"})).0, "memory_agent.question");
+        assert_eq!(refused(MEMORY_AGENT, serde_json::json!({"request": 3})).1, "must be a string");
+    }
+}
