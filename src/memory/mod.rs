@@ -5,7 +5,11 @@
 
 mod commit;
 mod import;
+mod sync;
 mod upkeep;
+
+pub use import::{ImportOptions, ImportSummary};
+pub use sync::SyncReport;
 
 use crate::derived::{Derived, load_gazetteer};
 use crate::embed::VectorMatrix;
@@ -109,10 +113,24 @@ impl Memory {
     /// Ingest a document, replacing any earlier version of the same `source_id`
     /// atomically. Its leaves are sealed at once: a document arrives complete.
     pub fn ingest_document(&mut self, doc: Document) -> Result<IngestReport> {
+        self.replace_document(doc, &[], None)
+    }
+
+    /// [`Memory::ingest_document`] with tags on every leaf and, for a Markdown note, the
+    /// content hash that the next sync compares.
+    pub(crate) fn replace_document(
+        &mut self,
+        doc: Document,
+        tags: &[String],
+        hash: Option<&str>,
+    ) -> Result<IngestReport> {
         let source = doc.source_id.clone();
         let provider = doc.provider.clone();
         let title = doc.title.clone();
-        let drafts = doc.into_drafts(&self.view.opts.config, self.view.now_ms())?;
+        let mut drafts = doc.into_drafts(&self.view.opts.config, self.view.now_ms())?;
+        for d in &mut drafts {
+            d.tags = tags.to_vec();
+        }
         let report = self.write(|b| {
             b.drop_source(&source)?;
             crate::crash::point("replace_dropped");
@@ -125,6 +143,9 @@ impl Memory {
                 provider: provider.clone(),
                 title: Some(title.clone()),
             })?;
+            if let Some(h) = hash {
+                b.set_source_hash(&source, h)?;
+            }
             b.seal_level0(&[TreeId::for_source(&source)])
         })?;
         Ok(report)
