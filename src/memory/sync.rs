@@ -3,7 +3,7 @@
 //! folder and removes them when asked. Re-importing an unchanged folder writes nothing, so it
 //! embeds nothing and leaves every count as it was.
 
-use super::Memory;
+use super::{DocumentExtras, Memory};
 use crate::error::Result;
 use crate::ingest::IngestReport;
 use crate::ingest::import::{FileIssue, NoteFolder, Progress};
@@ -87,7 +87,8 @@ impl Memory {
         let mut p = Progress { unit: "notes", done: 0, total: (changed.len() + pruning) as u64 };
         progress(p);
         for n in changed {
-            report.writes.absorb(&self.replace_document(n.doc, &n.tags, Some(&n.hash))?);
+            let extras = DocumentExtras { tags: &n.tags, aliases: &n.aliases, hash: Some(&n.hash) };
+            report.writes.absorb(&self.replace_document(n.doc, &extras)?);
             p.done += 1;
             progress(p);
         }

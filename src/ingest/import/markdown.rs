@@ -27,9 +27,11 @@ pub struct NoteOptions {
 pub struct Note {
     /// The document: front matter removed from the body, dated by it.
     pub doc: Document,
-    /// Front-matter `tags`, then `aliases` (the engine has no per-document entity to hang an
-    /// alias on, so an alias is a tag: findable, filterable, never an entity).
+    /// Front-matter `tags` (`#` dropped): the leaves' tags and `hashtag:` entities.
     pub tags: Vec<String>,
+    /// Front-matter `aliases`: the engine has no entity for a note to hang an alias on, so
+    /// an alias is a leaf tag (kept, never an entity).
+    pub aliases: Vec<String>,
     /// BLAKE3 of the file's bytes, hex: equal hashes mean an unchanged note.
     pub hash: String,
     /// A warning to pass on (malformed front matter, a date that is not one); the note is
@@ -176,13 +178,7 @@ fn read_note(f: &Path, id: String) -> Result<Option<Note>> {
     // Validate now: nothing is written before every note is read, so a note that ingest
     // refuses (a source id over 1024 bytes from a deep path) is refused here.
     doc.validate().map_err(|e| Error::ImportFormat { path: f.to_path_buf(), line: 0, reason: e.to_string() })?;
-    let mut tags = fm.tags;
-    for a in fm.aliases {
-        if !tags.contains(&a) {
-            tags.push(a);
-        }
-    }
-    Ok(Some(Note { doc, tags, hash, warning: fm.warning }))
+    Ok(Some(Note { doc, tags: fm.tags, aliases: fm.aliases, hash, warning: fm.warning }))
 }
 
 /// `*.md` and `*.markdown` files under `dir`, recursively. Folders starting with `.`
