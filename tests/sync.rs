@@ -329,3 +329,43 @@ fn front_matter_is_metadata_and_dates_the_note() {
     // Malformed front matter: the note is imported as it is.
     assert!(contents(&s, "doc:broken.md").contains("date: [unclosed"));
 }
+
+/// The example REPL, built (or found up to date) by the cargo running this test, as
+/// tests/repl.rs builds it: cargo gives tests no path to an example.
+fn repl_bin() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.args(["build", "--quiet", "--example", "repl", "--message-format=json-render-diagnostics"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stderr(std::process::Stdio::inherit());
+    if !cfg!(debug_assertions) {
+        cmd.arg("--release");
+    }
+    let out = cmd.output().expect("running cargo build --example repl");
+    assert!(out.status.success(), "cargo build --example repl failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "repl")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reported no executable for the repl example")
+}
+
+#[test]
+fn the_repl_imports_through_the_same_sync_as_the_cli() {
+    let d = tempfile::tempdir().unwrap();
+    let v = vault(d.path());
+    std::fs::write(v.join("latin1.md"), b"# Caf\xe9\n").unwrap();
+    let (cli, repl) = (d.path().join("cli"), d.path().join("repl"));
+    ingest(&cli, &v, &[]);
+    let line = format!(":import markdown {}\n", v.display());
+    let run = support::run(support::command(repl_bin(), &repl, &[] as &[&str]), Some(&format!("{line}{line}")));
+    assert_eq!(run.code, Some(0), "{}", run.err);
+    assert!(run.out.contains("notes: 10 added, 0 replaced, 0 unchanged, 0 vanished, 1 skipped"), "{}", run.out);
+    assert!(run.out.contains("notes: 0 added, 0 replaced, 10 unchanged, 0 vanished, 1 skipped"), "{}", run.out);
+    assert!(run.err.contains("latin1.md"), "the skipped file is named: {}", run.err);
+    // Same ids, same dates, same counts.
+    let listing = |s: &Path| memtree(s, &["sources"], None).json();
+    assert_eq!(listing(&repl), listing(&cli));
+    assert_same(&graph(&repl), &graph(&cli), "the REPL's import differs from the CLI's");
+}

@@ -103,19 +103,26 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
         }
         None => folder.ancestors().find(|a| a.join(".obsidian").is_dir()).unwrap_or(&folder).to_path_buf(),
     };
-    let id_of = |f: &Path| format!("doc:{}", f.strip_prefix(&root).unwrap_or(f).to_string_lossy().replace('\\', "/"));
+    // Ids come from the resolved path (the root is found there), files are read and named
+    // under the path as given: an error names the file the user pointed at.
+    let base = if single { path.parent().unwrap_or(Path::new("")) } else { path };
+    let abs_base = if single { folder.as_path() } else { abs.as_path() };
+    let id_of = |f: &Path| {
+        let rel = abs_base.join(f.strip_prefix(base).unwrap_or(f));
+        format!("doc:{}", rel.strip_prefix(&root).unwrap_or(&rel).to_string_lossy().replace('\\', "/"))
+    };
     let scope = if single {
-        id_of(&abs)
+        id_of(path)
     } else {
-        let rel = id_of(&abs);
-        if rel == "doc:" { rel } else { format!("{rel}/") }
+        let rel = abs.strip_prefix(&root).unwrap_or(Path::new("")).to_string_lossy().replace('\\', "/");
+        if rel.is_empty() { "doc:".to_string() } else { format!("doc:{rel}/") }
     };
     let mut files = Vec::new();
     let mut unlisted = Vec::new();
     if single {
-        files.push(abs.clone());
+        files.push(path.to_path_buf());
     } else {
-        collect(&abs, &mut files, &mut unlisted, opts.strict)?;
+        collect(path, &mut files, &mut unlisted, opts.strict)?;
     }
     files.sort();
     let mut out = NoteFolder { root: root.clone(), scope, notes: Vec::new(), skipped: Vec::new() };
