@@ -70,7 +70,7 @@ const COMMANDS: &[(&str, &str)] = &[
     (":sources", "what the store holds, one line per source"),
     (":forget", "SOURCE_ID             remove one source and everything derived from it"),
     (":json", "toggle raw JSON output"),
-    (":import", "FORMAT PATH           chat-jsonl, mbox, slack, markdown or locomo"),
+    (":import", "FORMAT PATH           chat-jsonl, mbox, slack, markdown [--prune] [--strict] or locomo"),
     (":demo", "load the demo corpus"),
     (":quit", "leave (also Ctrl-D, Ctrl-C)"),
 ];
@@ -167,14 +167,46 @@ impl Repl {
                 let format = format
                     .parse::<Format>()
                     .map_err(|_| anyhow!("unknown format `{format}`; use one of {}", format_names()))?;
-                let r = self.mem.import(format, Path::new(path.trim()), |_| {})?;
+                // Trailing `--prune` / `--strict` as the CLI takes them (a notes folder).
+                let mut path = path.trim();
+                let mut opts = memtree::ImportOptions::default();
+                loop {
+                    if let Some(p) = path.strip_suffix("--prune") {
+                        opts.prune = true;
+                        path = p.trim_end();
+                    } else if let Some(p) = path.strip_suffix("--strict") {
+                        opts.strict = true;
+                        path = p.trim_end();
+                    } else {
+                        break;
+                    }
+                }
+                let s = self.mem.import_with(format, Path::new(path), &opts, |_| {})?;
+                let r = &s.report;
                 println!(
-                    "imported {}: {} leaves, {} summaries ({} already there)",
-                    path.trim(),
-                    r.leaves,
-                    r.summaries,
-                    r.duplicates
+                    "imported {path}: {} leaves, {} summaries ({} already there)",
+                    r.leaves, r.summaries, r.duplicates
                 );
+                if let Some(n) = &s.notes {
+                    println!(
+                        "notes: {} added, {} replaced, {} unchanged, {} vanished{}, {} skipped",
+                        n.added,
+                        n.replaced,
+                        n.unchanged,
+                        n.vanished.len(),
+                        if opts.prune { " (pruned)" } else { "" },
+                        n.skipped.len()
+                    );
+                    for f in &n.skipped {
+                        eprintln!("skipped {}: {}", f.path.display(), f.reason);
+                    }
+                    for f in &n.warnings {
+                        eprintln!("warning: {}: {}", f.path.display(), f.reason);
+                    }
+                    for id in &n.vanished {
+                        println!("  vanished: {id}");
+                    }
+                }
             }
             "drill" => {
                 let mut it = rest.split_whitespace();

@@ -56,7 +56,7 @@ impl Derived {
 
 /// The gazetteer of a store: registry names, then every entity's surface and the surface
 /// part of its id ("person:caroline" is findable as "caroline").
-pub(crate) fn load_gazetteer(store: &Store, registry: &Registry) -> Result<Gazetteer> {
+pub(crate) fn load_gazetteer(store: &impl EntityReads, registry: &Registry) -> Result<Gazetteer> {
     let mut g = alias_gazetteer(registry);
     for e in store.all_entities()? {
         g.insert(e.kind, &e.surface, &e.entity_id);

@@ -63,10 +63,10 @@ pub use embed::{Embedder, FastEmbedder, HashEmbedder, ModelPaths, VectorMatrix};
 pub use entities::{EntityRecord, Handle, Registry, VaultFingerprint};
 pub use error::{Error, Result};
 pub use graph::{co_occurring_entities, neighbors};
-pub use ingest::import::{Format, Parsed, Progress};
+pub use ingest::import::{FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, read_notes};
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Role};
 pub use mcp::{ServeError, serve_stdio};
-pub use memory::{Memory, OpenReport};
+pub use memory::{ImportOptions, ImportSummary, Memory, OpenReport, SyncReport};
 pub use options::{CONTENT_DIR, OpenOptions, default_store_dir};
 pub use reader::{Dense, MemoryReader, Stats};
 pub use retrieval::{

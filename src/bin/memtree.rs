@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memtree::Format;
 use memtree::eval::read_corpus;
 use memtree::eval::recall::RecallConfig;
-use memtree::{IngestReport, Memory, MemoryReader, OpenOptions};
+use memtree::{ImportOptions, ImportSummary, Memory, MemoryReader, OpenOptions};
 use memtree::{Scope, WalkParams};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -42,6 +42,19 @@ enum Cmd {
         format: Format,
         /// File or folder to import.
         path: PathBuf,
+        /// Markdown: the vault root that note ids are relative to (default: the nearest
+        /// folder with `.obsidian/`, else PATH), so a subfolder import names notes as the
+        /// whole vault's import does.
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Markdown: remove the stored notes under PATH whose files are gone (default: list
+        /// them as `vanished`).
+        #[arg(long)]
+        prune: bool,
+        /// Markdown: a note that cannot be read fails the import with nothing written
+        /// (default: it is skipped with a warning and listed as `skipped`).
+        #[arg(long)]
+        strict: bool,
     },
     /// One `memory_tree` call: the JSON object as argument, or on stdin when absent.
     Tool {
@@ -182,17 +195,42 @@ fn progress(len: u64, what: &str) -> ProgressBar {
 }
 
 /// Import with a progress bar on stderr, shown while the input is written and cleared before
-/// the open buffers are sealed.
-fn ingest(mem: &mut Memory, format: Format, path: &Path) -> Result<IngestReport> {
+/// the open buffers are sealed; a notes folder's skipped files and warnings are named on
+/// stderr too.
+fn ingest(mem: &mut Memory, format: Format, path: &Path, opts: &ImportOptions) -> Result<ImportSummary> {
     let mut bar: Option<ProgressBar> = None;
-    let report = mem.import(format, path, |p| {
+    let summary = mem.import_with(format, path, opts, |p| {
         let pb = bar.get_or_insert_with(|| progress(p.total, p.unit));
         pb.set_position(p.done);
         if p.done >= p.total {
             pb.finish_and_clear();
         }
     })?;
-    Ok(report)
+    if let Some(n) = &summary.notes {
+        for f in &n.skipped {
+            eprintln!("memtree: skipped {}: {}", f.path.display(), f.reason);
+        }
+        for f in &n.warnings {
+            eprintln!("memtree: warning: {}: {}", f.path.display(), f.reason);
+        }
+    }
+    Ok(summary)
+}
+
+/// The `ingest` summary: the write counts, and for a notes folder what the sync did.
+fn ingest_json(s: &ImportSummary) -> serde_json::Value {
+    let r = &s.report;
+    let mut v = serde_json::json!({"sources": r.sources, "leaves": r.leaves, "summaries": r.summaries,
+        "duplicates": r.duplicates, "removed": r.removed});
+    if let Some(n) = &s.notes {
+        v["added"] = n.added.into();
+        v["replaced"] = n.replaced.into();
+        v["unchanged"] = n.unchanged.into();
+        v["vanished"] = serde_json::json!(n.vanished);
+        v["pruned"] = serde_json::json!(n.pruned);
+        v["skipped"] = serde_json::json!(n.skipped);
+    }
+    v
 }
 
 /// Open options with the dense model when it can be loaded; says once on stderr when the
@@ -357,8 +395,9 @@ fn run(cli: &Cli) -> Result<()> {
         Err(e) => return Err(e).with_context(|| format!("opening store {}", dir.display())),
     };
     match &cli.cmd {
-        Cmd::Ingest { format, path } => {
-            let r = match ingest(&mut mem, *format, path) {
+        Cmd::Ingest { format, path, root, prune, strict } => {
+            let opts = ImportOptions { root: root.clone(), strict: *strict, prune: *prune };
+            let r = match ingest(&mut mem, *format, path, &opts) {
                 Ok(r) => r,
                 Err(e) => {
                     if fresh {
@@ -368,11 +407,7 @@ fn run(cli: &Cli) -> Result<()> {
                     return Err(e);
                 }
             };
-            print(
-                cli,
-                &serde_json::json!({"sources": r.sources, "leaves": r.leaves, "summaries": r.summaries,
-                "duplicates": r.duplicates, "removed": r.removed}),
-            )?;
+            print(cli, &ingest_json(&r))?;
         }
         Cmd::Tool { json, .. } => {
             let input = json_arg(json)?;

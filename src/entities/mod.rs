@@ -13,4 +13,5 @@ pub use canonical::canonical_id;
 pub use extract::{ExtractOptions, Extractor};
 pub use gazetteer::Gazetteer;
 pub use mention::Mention;
+pub(crate) use registry::split_front_matter;
 pub use registry::{EntityRecord, Handle, Registry, VaultFingerprint};

@@ -19,6 +19,9 @@ mod atomic;
 mod file_format;
 mod slug;
 
+/// The `---` front-matter splitter, shared with the Markdown importer (one reading of a note).
+pub(crate) use file_format::split_front_matter;
+
 use crate::error::{Error, Result};
 use crate::types::{EntityId, EntityKind};
 use atomic::{WriteMode, atomic_write, read_optional};

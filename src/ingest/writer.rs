@@ -5,7 +5,7 @@
 use super::IngestReport;
 use super::canonical::{LeafDraft, Role};
 use crate::config::Config;
-use crate::entities::{ExtractOptions, Extractor, Gazetteer, Mention, canonical_id};
+use crate::entities::{ExtractOptions, Extractor, Gazetteer, Mention, Registry, canonical_id};
 use crate::error::{Error, Result};
 use crate::store::{BufferStats, EntityReads, NodeReads, NodeRow, SourceRow, TreeRow, Tx};
 use crate::tree::{Summariser, SummaryChild, SummaryRequest, topics_of};
@@ -34,12 +34,15 @@ pub(crate) struct WriteBatch<'a, 't> {
 }
 
 /// What a batch writes with: the thresholds, the summariser, the extractor, the write path's
-/// gazetteer (a write adds the surfaces it discovers) and the wall-clock time of the write.
+/// gazetteer (a write adds the surfaces it discovers), the vault it starts from and the
+/// wall-clock time of the write.
 pub(crate) struct WriteContext<'a> {
     pub cfg: &'a Config,
     pub summariser: &'a dyn Summariser,
     pub extractor: &'a Extractor,
     pub gazetteer: &'a mut Gazetteer,
+    /// The vault, for rebuilding the gazetteer after a drop.
+    pub registry: &'a Registry,
     pub now_ms: i64,
 }
 
@@ -103,7 +106,16 @@ impl<'a, 't> WriteBatch<'a, 't> {
         self.trees.remove(&tree);
         self.dropped_trees.push(tree);
         self.report.removed += leaves;
+        // What the dropped nodes taught the gazetteer goes with them: a replaced document's
+        // new text is read as a first import into the store without the old text would read
+        // it, not with the old version's names still matching (the counts would drift).
+        *self.ctx.gazetteer = crate::derived::load_gazetteer(self.tx, self.ctx.registry)?;
         Ok(leaves)
+    }
+
+    /// Record a source's content hash (a Markdown note's, for the next sync).
+    pub fn set_source_hash(&mut self, source: &SourceId, hash: &str) -> Result<()> {
+        self.tx.set_source_hash(source, hash)
     }
 
     /// Record a source's row (kind, provider, title), creating its tree when new.

@@ -45,6 +45,7 @@ impl Memory {
                 summariser: view.opts.summariser.as_ref(),
                 extractor: &view.extractor,
                 gazetteer: &mut self.gazetteer,
+                registry: &view.registry,
                 now_ms: now,
             };
             let mut batch = WriteBatch::new(&tx, ctx);

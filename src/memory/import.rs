@@ -1,29 +1,82 @@
-//! Importing a file or folder into the store: [`Memory::import`] reads the whole input with
-//! its [`Format`] (nothing is written when it fails), writes it in the batches its shape calls
-//! for and seals the open buffers. Here rather than in `ingest::import` so that the importers
-//! stay below the store's writer (no module cycle).
+//! Importing a file or folder into the store: [`Memory::import_with`] reads the whole input
+//! with its [`Format`] (nothing is written when it fails), writes it in the batches its shape
+//! calls for and seals the open buffers; a notes folder is synced instead (only what changed
+//! is written, see `sync`). Here rather than in `ingest::import` so that the importers stay
+//! below the store's writer (no module cycle). The CLI and the REPL both import through here.
 
 use super::Memory;
-use crate::error::Result;
+use super::sync::SyncReport;
+use crate::error::{Error, Result};
 use crate::ingest::IngestReport;
 use crate::ingest::Item;
-use crate::ingest::import::{Format, ITEM_BATCH, Parsed, Progress};
-use std::path::Path;
+use crate::ingest::import::{Format, ITEM_BATCH, NoteOptions, Parsed, Progress, read_notes};
+use std::path::{Path, PathBuf};
+
+/// How to import: the notes-folder options (`--root`, `--strict`, `--prune`); every other
+/// format is all-or-nothing and takes none of them.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// The vault root that note ids are relative to (default: the nearest folder with
+    /// `.obsidian/`, else the folder imported).
+    pub root: Option<PathBuf>,
+    /// A note that cannot be read fails the import, with nothing written (default: it is
+    /// skipped and named).
+    pub strict: bool,
+    /// Remove the notes stored under the folder whose files are gone (default: report them).
+    pub prune: bool,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportSummary {
+    /// The writes' counts, with the final seal's.
+    pub report: IngestReport,
+    /// For a notes folder, what the sync did note by note (its `writes` are in `report`).
+    pub notes: Option<SyncReport>,
+}
 
 impl Memory {
+    /// Import the file (or folder) at `path` in `format` with default options; see
+    /// [`Memory::import_with`].
+    ///
+    /// # Errors
+    /// Those of [`Memory::import_with`].
+    pub fn import(&mut self, format: Format, path: &Path, progress: impl FnMut(Progress)) -> Result<IngestReport> {
+        Ok(self.import_with(format, path, &ImportOptions::default(), progress)?.report)
+    }
+
     /// Import the file (or folder) at `path` in `format`: parse all of it, write it in
     /// batches, then seal the open leaf buffers, as a live stream would have sealed them once
     /// the flush age passed (a file import is complete history). `progress` hears of each
     /// write (the library never prints). Re-importing a file adds nothing (ingest is
-    /// idempotent).
+    /// idempotent); re-importing a notes folder writes only the notes that changed.
     ///
     /// # Errors
-    /// Those of [`Format::read`] (then nothing was written) and of the writes.
-    pub fn import(&mut self, format: Format, path: &Path, progress: impl FnMut(Progress)) -> Result<IngestReport> {
+    /// [`Error::InvalidArgument`] for notes-folder options with another format; those of
+    /// [`Format::read`] or [`read_notes`] (then nothing was written) and of the writes.
+    pub fn import_with(
+        &mut self,
+        format: Format,
+        path: &Path,
+        opts: &ImportOptions,
+        progress: impl FnMut(Progress),
+    ) -> Result<ImportSummary> {
+        if format == Format::Markdown {
+            let folder = read_notes(path, &NoteOptions { root: opts.root.clone(), strict: opts.strict })?;
+            let sync = self.sync_notes(folder, opts.prune, progress)?;
+            let mut report = sync.writes.clone();
+            report.absorb(&self.flush()?);
+            return Ok(ImportSummary { report, notes: Some(sync) });
+        }
+        for (flag, set) in [("root", opts.root.is_some()), ("strict", opts.strict), ("prune", opts.prune)] {
+            if set {
+                return Err(Error::invalid(flag, format!("only a markdown import takes it, not {format}")));
+            }
+        }
         let parsed = format.read(path)?;
         let mut report = self.write_parsed(parsed, progress)?;
         report.absorb(&self.flush()?);
-        Ok(report)
+        Ok(ImportSummary { report, notes: None })
     }
 
     /// Write a parsed input in the batches its shape calls for, without sealing the open

@@ -5,7 +5,11 @@
 
 mod commit;
 mod import;
+mod sync;
 mod upkeep;
+
+pub use import::{ImportOptions, ImportSummary};
+pub use sync::SyncReport;
 
 use crate::derived::{Derived, load_gazetteer};
 use crate::embed::VectorMatrix;
@@ -16,7 +20,7 @@ use crate::ingest::{Document, IngestReport, Item};
 use crate::options::{CONTENT_DIR, OpenOptions};
 use crate::reader::{MemoryReader, Parts};
 use crate::store::{NodeReads, SourceRow, Store};
-use crate::types::{SourceId, SourceKind, TreeId};
+use crate::types::{EntityKind, SourceId, SourceKind, TreeId};
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
@@ -40,6 +44,17 @@ pub struct Memory {
     /// The vault fingerprint the write-path gazetteer was built at.
     gazetteer_fp: VaultFingerprint,
     opened: OpenReport,
+}
+
+/// What a document carries beyond [`Document`] when a notes folder is synced.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct DocumentExtras<'a> {
+    /// Front-matter tags: leaf tags and `hashtag:` entities.
+    pub tags: &'a [String],
+    /// Front-matter aliases: leaf tags (the engine has no entity for a note to alias).
+    pub aliases: &'a [String],
+    /// BLAKE3 of the note's bytes, hex.
+    pub hash: Option<&'a str>,
 }
 
 impl Memory {
@@ -109,10 +124,22 @@ impl Memory {
     /// Ingest a document, replacing any earlier version of the same `source_id`
     /// atomically. Its leaves are sealed at once: a document arrives complete.
     pub fn ingest_document(&mut self, doc: Document) -> Result<IngestReport> {
+        self.replace_document(doc, &DocumentExtras::default())
+    }
+
+    /// [`Memory::ingest_document`] with what a Markdown note's front matter adds, and the
+    /// content hash that the next sync compares.
+    pub(crate) fn replace_document(&mut self, doc: Document, extras: &DocumentExtras<'_>) -> Result<IngestReport> {
         let source = doc.source_id.clone();
         let provider = doc.provider.clone();
         let title = doc.title.clone();
-        let drafts = doc.into_drafts(&self.view.opts.config, self.view.now_ms())?;
+        let hash = extras.hash;
+        let mut drafts = doc.into_drafts(&self.view.opts.config, self.view.now_ms())?;
+        for d in &mut drafts {
+            d.tags = extras.tags.iter().chain(extras.aliases).cloned().collect();
+            // A front-matter tag is the note's `#tag`, as an inline one is: a hashtag entity.
+            d.structured.extend(extras.tags.iter().map(|t| (EntityKind::Hashtag, t.clone())));
+        }
         let report = self.write(|b| {
             b.drop_source(&source)?;
             crate::crash::point("replace_dropped");
@@ -125,6 +152,9 @@ impl Memory {
                 provider: provider.clone(),
                 title: Some(title.clone()),
             })?;
+            if let Some(h) = hash {
+                b.set_source_hash(&source, h)?;
+            }
             b.seal_level0(&[TreeId::for_source(&source)])
         })?;
         Ok(report)

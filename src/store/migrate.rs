@@ -5,7 +5,10 @@ use crate::error::{Error, Result};
 use rusqlite::Connection;
 
 /// The migrations, oldest first. Version N of the schema = the first N files applied.
-const MIGRATIONS: &[(&str, &str)] = &[("0001_init.sql", include_str!("../../index_schema/sql/0001_init.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init.sql", include_str!("../../index_schema/sql/0001_init.sql")),
+    ("0002_source_hash.sql", include_str!("../../index_schema/sql/0002_source_hash.sql")),
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

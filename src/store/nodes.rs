@@ -312,6 +312,14 @@ impl Tx<'_> {
         Ok(tree)
     }
 
+    /// Record the content hash of a source (a Markdown note's bytes) after its write.
+    pub fn set_source_hash(&self, source: &SourceId, hash: &str) -> Result<()> {
+        self.tx
+            .prepare_cached("UPDATE sources SET content_hash = ?2 WHERE source_id = ?1")?
+            .execute(params![source.as_str(), hash])?;
+        Ok(())
+    }
+
     /// Insert a node row.
     pub fn insert_node(&self, n: &NodeRow) -> Result<()> {
         let mut stmt = self.tx.prepare_cached(&format!(

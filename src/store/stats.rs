@@ -74,6 +74,17 @@ pub trait StatsReads: Reader {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The Markdown notes stored under a source-id prefix (`doc:projects/`), each with its
+    /// content hash (`None` when imported before hashes were kept), by id.
+    fn note_hashes(&self, prefix: &str) -> Result<Vec<(String, Option<String>)>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT source_id, content_hash FROM sources \
+             WHERE provider = 'markdown' AND substr(source_id, 1, length(?1)) = ?1 ORDER BY source_id",
+        )?;
+        let rows = stmt.query_map([prefix], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// True when the store holds no node at all (nothing imported yet): one index probe, not a
     /// count, so a caller may ask before every read.
     fn is_empty(&self) -> Result<bool> {

@@ -622,11 +622,14 @@ fn a_refused_cli_import_leaves_the_store_unchanged() {
         let Outcome::Refused { file, .. } = outcome else { continue };
         let files = row_files(format, slot, &bytes);
         let (_dir, input) = write_input(format, &files);
-        let r = memtree(
-            &store,
-            &["ingest".as_ref(), "--format".as_ref(), cli_format(format).as_ref(), input.as_os_str()],
-            None,
-        );
+        let mut args: Vec<&std::ffi::OsStr> = vec!["ingest".as_ref(), "--format".as_ref(), cli_format(format).as_ref()];
+        // A notes folder skips an unreadable note by default (tests/sync.rs); all-or-nothing
+        // is `--strict`.
+        if format == Format::Markdown {
+            args.push("--strict".as_ref());
+        }
+        args.push(input.as_os_str());
+        let r = memtree(&store, &args, None);
         assert_eq!(r.code, Some(1), "{name}: {}", r.err);
         let last = Path::new(file).file_name().unwrap().to_string_lossy();
         assert!(r.err.contains(last.as_ref()), "{name}: the error does not name {file}: {}", crate::fuzz::clip(&r.err));

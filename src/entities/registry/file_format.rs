@@ -18,7 +18,7 @@ pub(super) struct Parsed {
 /// Split a file into its YAML front matter and its body: the file opens with a `---` line
 /// (after an optional byte-order mark) and the front matter ends at the next `---` or `...`
 /// line; the body is every byte after that line. Tolerates CRLF line ends.
-fn split_front_matter(text: &str) -> Option<(&str, &str)> {
+pub(crate) fn split_front_matter(text: &str) -> Option<(&str, &str)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let (first, mut rest) = next_line(text)?;
     if first.trim_end() != "---" {

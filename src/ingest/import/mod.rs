@@ -4,6 +4,7 @@
 //! Each reader parses the whole input before anything is written, so a bad line fails the
 //! import with nothing half-written, and names the file and the line.
 
+mod frontmatter;
 mod jsonl;
 pub mod locomo;
 mod markdown;
@@ -11,7 +12,7 @@ mod mbox;
 mod slack;
 
 pub use jsonl::read_chat_jsonl;
-pub use markdown::read_markdown_dir;
+pub use markdown::{FileIssue, Note, NoteFolder, NoteOptions, read_markdown_dir, read_notes};
 pub use mbox::read_mbox;
 pub use slack::read_slack_export;
 

@@ -1,0 +1,371 @@
+//! A folder of Markdown notes is synced, not re-imported (issue #13 §4, and the Markdown
+//! part of §3): driven through the `memtree` binary as a user runs it, on a temp store,
+//! without the dense model. Unchanged notes are not written; a changed note is replaced and
+//! leaves the counts a forget-then-import would; vanished notes are reported and pruned on
+//! `--prune`; ids are relative to the vault root; unreadable notes are skipped unless
+//! `--strict`; front matter is metadata (dates, tags), not body text.
+
+#[path = "support/cli.rs"]
+mod support;
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use support::memtree;
+
+/// 2023-05-13T00:00:00Z, epoch ms, and as `memtree sources` prints it.
+const MAY_13: &str = "2023-05-13T00:00:00.000Z";
+
+fn demo_notes() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo/notes")
+}
+
+/// A vault: the demo's six notes, a daily note, a note with front matter, and a `projects/`
+/// subfolder with a `.md` and a `.markdown` note.
+fn vault(dir: &Path) -> PathBuf {
+    let v = dir.join("vault");
+    std::fs::create_dir_all(v.join("projects")).unwrap();
+    for e in std::fs::read_dir(demo_notes()).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, v.join(p.file_name().unwrap())).unwrap();
+        pin_time(&v.join(p.file_name().unwrap()));
+    }
+    write(
+        &v,
+        "2023-05-13 Standup.md",
+        "# Standup\nQuentin moved the planning to Friday. Hannah Kim reviewed the Atlas cutover with Jonas Berg.\n",
+    );
+    write(
+        &v,
+        "cutover.md",
+        "---\ndate: 2023-05-13\ntags: [ops, \"#atlas\"]\naliases: [Cutover plan]\n---\n# Cutover\nJonas Berg ran the Atlas cutover on Saturday.\n",
+    );
+    write(&v, "projects/heron.md", "# Heron\nPriya Shah ships the Heron driver app. Hannah Kim tests it.\n");
+    write(
+        &v,
+        "projects/lisbon.markdown",
+        "# Lisbon offsite\nThe team meets in Lisbon in June for the planning days.\n",
+    );
+    v
+}
+
+/// Write a note with a fixed file time (2026-01-01), so that two vaults written a moment
+/// apart date their undated notes alike.
+fn write(dir: &Path, rel: &str, text: &str) {
+    std::fs::write(dir.join(rel), text).unwrap();
+    pin_time(&dir.join(rel));
+}
+
+fn pin_time(path: &Path) {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600);
+    std::fs::File::options().write(true).open(path).unwrap().set_modified(t).unwrap();
+}
+
+/// `a == b`, naming the lines only one of them has.
+fn assert_same(a: &[String], b: &[String], what: &str) {
+    let only_a: Vec<&String> = a.iter().filter(|l| !b.contains(l)).collect();
+    let only_b: Vec<&String> = b.iter().filter(|l| !a.contains(l)).collect();
+    assert!(a == b, "{what}: only in the first {only_a:?}, only in the second {only_b:?}");
+}
+
+fn ingest(store: &Path, path: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["ingest", "--format", "markdown"];
+    args.extend_from_slice(extra);
+    let p = path.to_string_lossy().into_owned();
+    args.push(&p);
+    memtree(store, &args, None).json()
+}
+
+fn sources(store: &Path) -> Vec<String> {
+    let v = memtree(store, &["sources"], None).json();
+    v.as_array().unwrap().iter().map(|s| s["source_id"].as_str().unwrap().to_string()).collect()
+}
+
+fn source(store: &Path, id: &str) -> Value {
+    let v = memtree(store, &["sources"], None).json();
+    v.as_array().unwrap().iter().find(|s| s["source_id"] == id).unwrap_or_else(|| panic!("no {id} in {v}")).clone()
+}
+
+/// Everything a sync must leave exactly as it was: the entity rows with their mention
+/// counts, the edges with their weights, the nodes (ids, content, times, tags), the sources
+/// with their hashes, the vectors, read straight from the record.
+fn record(store: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(store.join("memtree.db")).unwrap();
+    let mut out = Vec::new();
+    for sql in [
+        "SELECT entity_id || ' ' || kind || ' ' || mention_count || ' ' || last_seen_ms FROM entities ORDER BY 1",
+        "SELECT a || ' ' || b || ' ' || weight FROM edges ORDER BY 1",
+        "SELECT node_id || ' ' || content || ' ' || time_start_ms || ' ' || tags FROM nodes ORDER BY 1",
+        "SELECT source_id || ' ' || COALESCE(content_hash, '-') || ' ' || updated_ms FROM sources ORDER BY 1",
+        "SELECT node_id FROM vectors ORDER BY 1",
+    ] {
+        let mut stmt = conn.prepare(sql).unwrap();
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0)).unwrap();
+        out.push(format!("-- {sql}"));
+        out.extend(rows.map(Result::unwrap));
+    }
+    out
+}
+
+/// Entities and edges only (what a replace must leave as a forget-then-import does).
+fn graph(store: &Path) -> Vec<String> {
+    record(store).into_iter().take_while(|l| !l.starts_with("-- SELECT node_id")).collect()
+}
+
+fn entity_ids(store: &Path, query: &str) -> Vec<String> {
+    let call = json!({"mode": "search_entities", "query": query, "limit": 100}).to_string();
+    let v = memtree(store, &["tool", &call], None).json();
+    v.as_array().unwrap().iter().map(|e| e["canonical_id"].as_str().unwrap().to_string()).collect()
+}
+
+fn contents(store: &Path, source_id: &str) -> String {
+    let call = json!({"mode": "query_source", "source_id": source_id, "limit": 50}).to_string();
+    let v = memtree(store, &["tool", &call], None).json();
+    v["hits"].as_array().unwrap().iter().map(|h| h["content"].as_str().unwrap()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn an_unchanged_folder_is_not_written_again() {
+    let d = tempfile::tempdir().unwrap();
+    let (v, s) = (vault(d.path()), d.path().join("store"));
+    let first = ingest(&s, &v, &[]);
+    assert_eq!((first["added"].as_u64(), first["unchanged"].as_u64()), (Some(10), Some(0)), "{first}");
+    assert_eq!(first["removed"], 0);
+    // Byte sizes aside (SQLite may checkpoint its log on open): every count is the same.
+    let counts = |s: &Path| {
+        let mut v = memtree(s, &["stats"], None).json();
+        v.as_object_mut().unwrap().retain(|k, _| !k.ends_with("_bytes"));
+        v
+    };
+    let stats = counts(&s);
+    let before = record(&s);
+    let again = ingest(&s, &v, &[]);
+    assert_eq!(
+        again,
+        json!({"sources": 0, "leaves": 0, "summaries": 0, "duplicates": 0, "removed": 0, "added": 0, "replaced": 0,
+               "unchanged": 10, "vanished": [], "pruned": [], "skipped": []}),
+    );
+    assert_same(&record(&s), &before, "a re-import of unchanged notes changed the record");
+    assert_eq!(counts(&s), stats);
+}
+
+/// The daily note after an edit.
+const NEW_STANDUP: &str = "# Quentin review\nTomás Silva moved the quokka review to Friday.\n";
+
+#[test]
+fn a_changed_note_is_replaced_as_a_forget_then_import_would_leave_it() {
+    let d = tempfile::tempdir().unwrap();
+    let (v, s) = (vault(d.path()), d.path().join("store"));
+    ingest(&s, &v, &[]);
+    // The new text drops the people the old one named and names others. `Quentin`, a name
+    // only the old text gave, is in the new title, where names are not discovered: it must
+    // not be matched there because the old text taught it.
+    assert_eq!(entity_ids(&s, "quentin"), ["misc:quentin"]);
+    write(&v, "2023-05-13 Standup.md", NEW_STANDUP);
+    let r = ingest(&s, &v, &[]);
+    assert_eq!((r["replaced"].as_u64(), r["unchanged"].as_u64(), r["added"].as_u64()), (Some(1), Some(9), Some(0)));
+    assert_eq!(r["removed"], 1, "{r}");
+    let text = contents(&s, "doc:2023-05-13 Standup.md");
+    assert!(text.contains("quokka review") && !text.contains("Hannah Kim reviewed"), "{text}");
+    assert_eq!(entity_ids(&s, "quentin"), Vec::<String>::new(), "the old text's name is gone");
+    let walk = memtree(&s, &["tool", r#"{"mode":"walk","query":"quokka review","limit":3}"#], None).json();
+    assert_eq!(walk["hits"][0]["tree_scope"], "doc:2023-05-13 Standup.md", "{walk}");
+
+    // The reference: the same first import, the note forgotten, then the new folder synced
+    // (the note is added, not replaced).
+    let (v2, s2) = (vault(&d.path().join("ref")), d.path().join("ref-store"));
+    ingest(&s2, &v2, &[]);
+    memtree(&s2, &["forget", "--source", "doc:2023-05-13 Standup.md"], None).json();
+    write(&v2, "2023-05-13 Standup.md", NEW_STANDUP);
+    assert_eq!(ingest(&s2, &v2, &[])["added"], 1);
+    assert_same(&graph(&s), &graph(&s2), "entity counts or edges differ from a forget-then-import");
+}
+
+#[test]
+fn a_vanished_note_is_reported_then_pruned_on_request() {
+    let d = tempfile::tempdir().unwrap();
+    let (v, s) = (vault(d.path()), d.path().join("store"));
+    ingest(&s, &v, &[]);
+    std::fs::remove_file(v.join("team.md")).unwrap();
+    let r = ingest(&s, &v, &[]);
+    assert_eq!(r["vanished"], json!(["doc:team.md"]), "{r}");
+    assert_eq!((r["pruned"].clone(), r["unchanged"].as_u64()), (json!([]), Some(9)));
+    assert!(sources(&s).contains(&"doc:team.md".to_string()), "reported, not removed");
+    let r = ingest(&s, &v, &["--prune"]);
+    assert_eq!((r["vanished"].clone(), r["pruned"].clone()), (json!(["doc:team.md"]), json!(["doc:team.md"])));
+    assert!(r["removed"].as_u64().unwrap() >= 1, "{r}");
+    assert!(!sources(&s).contains(&"doc:team.md".to_string()));
+    assert_eq!(ingest(&s, &v, &["--prune"])["vanished"], json!([]));
+}
+
+#[test]
+fn a_subfolder_import_names_notes_as_the_vault_import_does() {
+    let d = tempfile::tempdir().unwrap();
+    let (v, s) = (vault(d.path()), d.path().join("store"));
+    std::fs::create_dir(v.join(".obsidian")).unwrap();
+    ingest(&s, &v, &[]);
+    let all = sources(&s);
+    assert!(
+        all.contains(&"doc:projects/heron.md".to_string()) && all.contains(&"doc:projects/lisbon.markdown".to_string())
+    );
+    let r = ingest(&s, &v.join("projects"), &[]);
+    assert_eq!(
+        (r["unchanged"].as_u64(), r["added"].as_u64(), r["leaves"].as_u64()),
+        (Some(2), Some(0), Some(0)),
+        "{r}"
+    );
+    assert_eq!(sources(&s), all, "no duplicates");
+    // A prune of the subfolder prunes only there: the notes outside it are not vanished.
+    std::fs::remove_file(v.join("projects/heron.md")).unwrap();
+    std::fs::remove_file(v.join("team.md")).unwrap();
+    let r = ingest(&s, &v.join("projects"), &["--prune"]);
+    assert_eq!(r["pruned"], json!(["doc:projects/heron.md"]), "{r}");
+    let now = sources(&s);
+    assert!(now.contains(&"doc:team.md".to_string()) && !now.contains(&"doc:projects/heron.md".to_string()));
+}
+
+#[test]
+fn root_is_found_by_obsidian_or_given_with_root() {
+    let d = tempfile::tempdir().unwrap();
+    let v = vault(d.path());
+    // Without `.obsidian/` or `--root`, ids are relative to the folder passed.
+    let plain = d.path().join("plain");
+    ingest(&plain, &v.join("projects"), &[]);
+    assert_eq!(sources(&plain), ["doc:heron.md", "doc:lisbon.markdown"]);
+    // `--root` names the vault; a root that does not contain the path is refused.
+    let given = d.path().join("given");
+    ingest(&given, &v.join("projects"), &["--root", &v.to_string_lossy()]);
+    assert_eq!(sources(&given), ["doc:projects/heron.md", "doc:projects/lisbon.markdown"]);
+    let bad = memtree(
+        &given,
+        &["ingest", "--format", "markdown", "--root", &v.join("projects").to_string_lossy(), &v.to_string_lossy()],
+        None,
+    );
+    assert_eq!(bad.code, Some(1));
+    assert!(bad.err.contains("is not inside the root"), "{}", bad.err);
+    // `.obsidian/` anywhere above the path marks the root.
+    std::fs::create_dir(v.join(".obsidian")).unwrap();
+    write(&v, ".obsidian/stray.md", "# Not a note\nObsidian's own folder is never imported.\n");
+    let found = d.path().join("found");
+    ingest(&found, &v.join("projects"), &[]);
+    assert_eq!(sources(&found), ["doc:projects/heron.md", "doc:projects/lisbon.markdown"]);
+    ingest(&found, &v, &[]);
+    assert!(!sources(&found).iter().any(|s| s.contains("stray")));
+    // The ingest options are for notes folders only.
+    let chat = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo/chat.jsonl");
+    let wrong = memtree(&found, &["ingest", "--format", "chat-jsonl", "--prune", &chat.to_string_lossy()], None);
+    assert_eq!(wrong.code, Some(1));
+    assert!(wrong.err.contains("only a markdown import"), "{}", wrong.err);
+}
+
+#[test]
+fn an_unreadable_note_is_skipped_and_named_unless_strict() {
+    let d = tempfile::tempdir().unwrap();
+    let (v, s) = (vault(d.path()), d.path().join("store"));
+    std::fs::write(v.join("latin1.md"), b"# Caf\xe9\nNot UTF-8.\n").unwrap();
+    let strict = memtree(&s, &["ingest", "--format", "markdown", "--strict", &v.to_string_lossy()], None);
+    assert_eq!(strict.code, Some(1));
+    assert!(strict.err.contains("latin1.md") && strict.err.contains("invalid UTF-8"), "{}", strict.err);
+    assert!(!s.exists(), "a failed strict import into a new store leaves nothing behind");
+    let run = memtree(&s, &["ingest", "--format", "markdown", &v.to_string_lossy()], None);
+    let r = run.json();
+    assert_eq!(r["added"], 10);
+    let skipped = r["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{r}");
+    assert!(skipped[0]["path"].as_str().unwrap().ends_with("latin1.md"));
+    assert!(skipped[0]["reason"].as_str().unwrap().contains("invalid UTF-8"), "{r}");
+    assert!(run.err.contains("skipped") && run.err.contains("latin1.md"), "stderr names it: {}", run.err);
+    // Skipped is not vanished, and a prune leaves it alone.
+    let r = ingest(&s, &v, &["--prune"]);
+    assert_eq!((r["vanished"].clone(), r["unchanged"].as_u64()), (json!([]), Some(10)));
+    // An existing store: a strict failure writes nothing.
+    let before = record(&s);
+    write(&v, "new.md", "# New\nA note that must not be written.\n");
+    let strict = memtree(&s, &["ingest", "--format", "markdown", "--strict", &v.to_string_lossy()], None);
+    assert_eq!(strict.code, Some(1));
+    assert_same(&record(&s), &before, "a refused strict import changed the record");
+}
+
+#[test]
+fn front_matter_is_metadata_and_dates_the_note() {
+    let d = tempfile::tempdir().unwrap();
+    let (v, s) = (vault(d.path()), d.path().join("store"));
+    write(&v, "broken.md", "---\ndate: [unclosed\n---\n# Broken header\nThe header is kept as text.\n");
+    write(
+        &v,
+        "updated.md",
+        "---\nupdated: 2023-06-01T10:00:00Z\ntags: \"#later, misc\"\n---\n# Later\nSomething changed.\n",
+    );
+    let run = memtree(&s, &["ingest", "--format", "markdown", &v.to_string_lossy()], None);
+    let r = run.json();
+    assert_eq!((r["added"].as_u64(), r["skipped"].clone()), (Some(12), json!([])), "{r}");
+    assert!(run.err.contains("broken.md") && run.err.contains("not YAML"), "a warning names it: {}", run.err);
+
+    // `date` dates the note; the front matter is not body text and yields no entity.
+    assert_eq!(source(&s, "doc:cutover.md")["first"], MAY_13);
+    let text = contents(&s, "doc:cutover.md");
+    assert!(
+        !text.contains("date:") && !text.contains("aliases") && text.contains("Jonas Berg ran the Atlas"),
+        "{text}"
+    );
+    let ents = entity_ids(&s, "cutover");
+    assert!(ents.iter().all(|e| !e.contains("jonas") && !e.contains("date")), "junk entities: {ents:?}");
+    // Tags are the leaves' tags and hashtag entities; aliases are tags only.
+    let conn = rusqlite::Connection::open(s.join("memtree.db")).unwrap();
+    let tags: String = conn
+        .query_row(
+            "SELECT n.tags FROM nodes n JOIN trees t ON t.tree_id = n.tree_id \
+             WHERE t.tree_scope = 'doc:cutover.md' AND n.level = 0",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&tags).unwrap(), json!(["ops", "atlas", "Cutover plan"]));
+    assert!(entity_ids(&s, "ops").contains(&"hashtag:ops".to_string()));
+    assert!(entity_ids(&s, "later").contains(&"hashtag:later".to_string()));
+    // `updated` dates a note without `date`/`created` or a dated file name.
+    assert_eq!(source(&s, "doc:updated.md")["first"], "2023-06-01T10:00:00.000Z");
+    // A daily note's file name dates it.
+    assert_eq!(source(&s, "doc:2023-05-13 Standup.md")["first"], MAY_13);
+    // Malformed front matter: the note is imported as it is.
+    assert!(contents(&s, "doc:broken.md").contains("date: [unclosed"));
+}
+
+/// The example REPL, built (or found up to date) by the cargo running this test, as
+/// tests/repl.rs builds it: cargo gives tests no path to an example.
+fn repl_bin() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.args(["build", "--quiet", "--example", "repl", "--message-format=json-render-diagnostics"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stderr(std::process::Stdio::inherit());
+    if !cfg!(debug_assertions) {
+        cmd.arg("--release");
+    }
+    let out = cmd.output().expect("running cargo build --example repl");
+    assert!(out.status.success(), "cargo build --example repl failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "repl")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reported no executable for the repl example")
+}
+
+#[test]
+fn the_repl_imports_through_the_same_sync_as_the_cli() {
+    let d = tempfile::tempdir().unwrap();
+    let v = vault(d.path());
+    std::fs::write(v.join("latin1.md"), b"# Caf\xe9\n").unwrap();
+    let (cli, repl) = (d.path().join("cli"), d.path().join("repl"));
+    ingest(&cli, &v, &[]);
+    let line = format!(":import markdown {}\n", v.display());
+    let run = support::run(support::command(repl_bin(), &repl, &[] as &[&str]), Some(&format!("{line}{line}")));
+    assert_eq!(run.code, Some(0), "{}", run.err);
+    assert!(run.out.contains("notes: 10 added, 0 replaced, 0 unchanged, 0 vanished, 1 skipped"), "{}", run.out);
+    assert!(run.out.contains("notes: 0 added, 0 replaced, 10 unchanged, 0 vanished, 1 skipped"), "{}", run.out);
+    assert!(run.err.contains("latin1.md"), "the skipped file is named: {}", run.err);
+    // Same ids, same dates, same counts.
+    let listing = |s: &Path| memtree(s, &["sources"], None).json();
+    assert_eq!(listing(&repl), listing(&cli));
+    assert_same(&graph(&repl), &graph(&cli), "the REPL's import differs from the CLI's");
+}
