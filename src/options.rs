@@ -5,7 +5,7 @@
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::embed::Embedder;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::tree::{ExtractiveSummariser, Summariser};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -46,7 +46,7 @@ impl Default for OpenOptions {
             summariser: Arc::new(ExtractiveSummariser),
             embedder: None,
             clock: Arc::new(SystemClock),
-            lock_timeout: lock_timeout_from_env().unwrap_or(DEFAULT_LOCK_TIMEOUT),
+            lock_timeout: lock_timeout_from_env().ok().flatten().unwrap_or(DEFAULT_LOCK_TIMEOUT),
         }
     }
 }
@@ -73,8 +73,18 @@ pub fn default_store_dir() -> Option<PathBuf> {
     dirs::data_dir().map(|d| d.join("memtree"))
 }
 
-/// The lock timeout `$MEMTREE_LOCK_TIMEOUT_MS` asks for; `None` when it is unset or not a
-/// whole number of milliseconds (then the default holds: `Default` cannot fail).
-pub fn lock_timeout_from_env() -> Option<Duration> {
-    std::env::var(LOCK_TIMEOUT_ENV).ok()?.trim().parse().ok().map(Duration::from_millis)
+/// The lock timeout `$MEMTREE_LOCK_TIMEOUT_MS` asks for, `None` when it is unset. `Default`
+/// cannot fail and ignores a malformed value; a program checks it with this to say so.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the variable when it is not a whole number of
+/// milliseconds.
+pub fn lock_timeout_from_env() -> Result<Option<Duration>> {
+    let Ok(v) = std::env::var(LOCK_TIMEOUT_ENV) else { return Ok(None) };
+    v.trim().parse().map(|ms| Some(Duration::from_millis(ms))).map_err(|_| {
+        Error::invalid(
+            LOCK_TIMEOUT_ENV,
+            format!("`{}` is not a whole number of milliseconds", crate::text::clip(&v, 40)),
+        )
+    })
 }
