@@ -179,6 +179,12 @@ impl MemoryReader {
         self.derived.read().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The shared derived state itself, for a writer that must update it while its store is
+    /// borrowed by a transaction.
+    pub(crate) fn derived_handle(&self) -> Arc<RwLock<Derived>> {
+        Arc::clone(&self.derived)
+    }
+
     pub(crate) fn derived_mut(&self) -> RwLockWriteGuard<'_, Derived> {
         self.derived.write().unwrap_or_else(|p| p.into_inner())
     }

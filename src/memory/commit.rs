@@ -81,6 +81,12 @@ impl Memory {
         let revision = self.gazetteer.revision();
         let now = self.view.now_ms();
         let due = self.due_buffers(now)?;
+        // Under the lock nobody else commits: this write's generation is the next one. The
+        // shared state claims it just before the commit, so that this process's readers do
+        // not take the commit for another process's and reload everything; until the updates
+        // below land they lag by this write, as the index does.
+        let next = self.view.store.generation()? + 1;
+        let derived = self.view.derived_handle();
         let view = &mut self.view;
         let result = (|| {
             let tx = view.store.begin()?;
@@ -104,6 +110,7 @@ impl Memory {
                 None => Vec::new(),
             };
             crate::crash::point("store_commit");
+            derived.write().unwrap_or_else(|p| p.into_inner()).set_generation(next);
             let g = tx.commit()?;
             Ok::<_, Error>((written, vecs, g))
         })();
@@ -112,6 +119,7 @@ impl Memory {
             Err(e) => {
                 // The transaction rolled back when dropped; derived state may have run ahead.
                 self.load_gazetteer()?;
+                self.view.derived_mut().set_generation(self.view.store.generation()?);
                 return Err(e);
             }
         };
