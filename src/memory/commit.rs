@@ -128,13 +128,20 @@ impl Memory {
         // The store has committed: the index follows. If this fails the index is behind the
         // store until the next write or open rebuilds it; what was queued is dropped with the
         // writer, so no later commit can carry half of this write.
-        for t in &written.dropped_trees {
-            iw.delete_tree(t);
+        let indexed = (|| {
+            for t in &written.dropped_trees {
+                iw.delete_tree(t);
+            }
+            for w in &written.nodes {
+                iw.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
+            }
+            iw.commit(g)
+        })();
+        if let Err(e) = indexed {
+            // The shared state claimed this commit but has none of it: readers reload it.
+            self.view.derived_mut().set_generation(g - 1);
+            return Err(e);
         }
-        for w in &written.nodes {
-            iw.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
-        }
-        iw.commit(g)?;
         crate::crash::point("after_index_commit");
         if written.dropped_trees.is_empty() {
             if let Some(m) = self.view.derived_mut().vectors_mut() {
