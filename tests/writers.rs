@@ -151,7 +151,8 @@ fn the_assistant_and_the_user_both_write() {
         std::thread::spawn(move || {
             let mut errors = Vec::new();
             let (mut walks, mut written) = (0usize, Vec::new());
-            while !stop.load(Ordering::SeqCst) || walks == 0 {
+            // At least one write of its own, however quick the import.
+            while !stop.load(Ordering::SeqCst) || walks < 4 {
                 let mut c = mcp.lock().unwrap();
                 if let Err(e) = c.call("memory_tree", json!({"mode": "walk", "query": "tern colony nests", "limit": 5}))
                 {
