@@ -14,21 +14,35 @@ use crate::store::{EntityReads, Store, VectorReads};
 pub struct Derived {
     gazetteer: Gazetteer,
     vectors: Option<VectorMatrix>,
+    /// The store generation this state reflects: a reader that finds the store further on
+    /// (another process wrote) reloads it.
+    generation: u64,
 }
 
 impl Derived {
     /// Build from the store: every entity surface (plus the registry's names) and every
-    /// stored vector of `embedder`.
+    /// stored vector of `embedder`, at the store's current generation. Call it inside one read
+    /// snapshot so that the three agree.
     pub(crate) fn load(store: &Store, registry: &Registry, embedder: Option<&dyn Embedder>) -> Result<Derived> {
+        let generation = store.generation()?;
         let vectors = match embedder {
             Some(e) => Some(load_vectors(store, e)?),
             None => None,
         };
-        Ok(Derived { gazetteer: load_gazetteer(store, registry)?, vectors })
+        Ok(Derived { gazetteer: load_gazetteer(store, registry)?, vectors, generation })
     }
 
-    pub(crate) fn new(gazetteer: Gazetteer, vectors: Option<VectorMatrix>) -> Derived {
-        Derived { gazetteer, vectors }
+    pub(crate) fn new(gazetteer: Gazetteer, vectors: Option<VectorMatrix>, generation: u64) -> Derived {
+        Derived { gazetteer, vectors, generation }
+    }
+
+    /// The store generation this state reflects.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub(crate) fn set_generation(&mut self, g: u64) {
+        self.generation = g;
     }
 
     /// The gazetteer of indexed entity surfaces.

@@ -65,11 +65,14 @@ pub enum Error {
         /// Why the store or its schema file cannot be used.
         reason: String,
     },
-    /// Another process holds the store's writer lock.
-    #[error("store is locked by another writer: {path}")]
+    /// Another writer (a handle in this or another process) held the store's writer lock
+    /// for longer than the lock timeout (`OpenOptions::lock_timeout`).
+    #[error("store is locked by another writer: {path} (waited {waited_ms} ms)")]
     Locked {
         /// The store directory.
         path: PathBuf,
+        /// How long this writer waited before giving up.
+        waited_ms: u64,
     },
     /// A stored value failed to decode (corruption or a bug), naming the row.
     #[error("corrupt record {what}: {reason}")]

@@ -5,16 +5,25 @@
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::embed::Embedder;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::tree::{ExtractiveSummariser, Summariser};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a write waits for another writer by default (`OpenOptions::lock_timeout`).
+pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Environment variable overriding the default lock timeout, in milliseconds: for every
+/// program built on the library (the CLI, the MCP server, the REPL) without a flag each.
+pub const LOCK_TIMEOUT_ENV: &str = "MEMTREE_LOCK_TIMEOUT_MS";
 
 /// Sub-directory of a store holding user-editable content (the entity registry).
 pub const CONTENT_DIR: &str = "content";
 
 /// How to open a store. `Default` = SPEC defaults, extractive summaries, no dense model,
-/// the system clock.
+/// the system clock, and a lock timeout of [`DEFAULT_LOCK_TIMEOUT`] (or
+/// `$MEMTREE_LOCK_TIMEOUT_MS`).
 #[derive(Clone)]
 pub struct OpenOptions {
     /// Sealing and chunking thresholds.
@@ -25,6 +34,9 @@ pub struct OpenOptions {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// Wall clock.
     pub clock: Arc<dyn Clock>,
+    /// How long a write waits for another writer (another handle or process on the same
+    /// store) to finish before failing with `Error::Locked`.
+    pub lock_timeout: Duration,
 }
 
 impl Default for OpenOptions {
@@ -34,6 +46,7 @@ impl Default for OpenOptions {
             summariser: Arc::new(ExtractiveSummariser),
             embedder: None,
             clock: Arc::new(SystemClock),
+            lock_timeout: lock_timeout_from_env().ok().flatten().unwrap_or(DEFAULT_LOCK_TIMEOUT),
         }
     }
 }
@@ -58,4 +71,20 @@ impl OpenOptions {
 /// The default store: `memtree/` under the platform's data directory, if it has one.
 pub fn default_store_dir() -> Option<PathBuf> {
     dirs::data_dir().map(|d| d.join("memtree"))
+}
+
+/// The lock timeout `$MEMTREE_LOCK_TIMEOUT_MS` asks for, `None` when it is unset. `Default`
+/// cannot fail and ignores a malformed value; a program checks it with this to say so.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the variable when it is not a whole number of
+/// milliseconds.
+pub fn lock_timeout_from_env() -> Result<Option<Duration>> {
+    let Ok(v) = std::env::var(LOCK_TIMEOUT_ENV) else { return Ok(None) };
+    v.trim().parse().map(|ms| Some(Duration::from_millis(ms))).map_err(|_| {
+        Error::invalid(
+            LOCK_TIMEOUT_ENV,
+            format!("`{}` is not a whole number of milliseconds", crate::text::clip(&v, 40)),
+        )
+    })
 }

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::index::IndexHandle;
 use crate::options::{CONTENT_DIR, OpenOptions};
 use crate::store::{SourceSummary, StatsReads, Store, StoreCounts};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -67,10 +67,6 @@ pub struct MemoryReader {
     /// vault is the source of truth, so a hand edit is picked up at the next lookup.
     aliases: RefCell<(Option<VaultFingerprint>, Gazetteer)>,
     derived: Arc<RwLock<Derived>>,
-    /// A reader of another process's store follows the writer itself: the store
-    /// generation its index reader and derived state were last refreshed at. `None` when a
-    /// writer in this process keeps them current.
-    follows: Option<Cell<u64>>,
 }
 
 impl MemoryReader {
@@ -81,16 +77,15 @@ impl MemoryReader {
         let store = Store::open_read_only(&dir)?;
         let index = IndexHandle::open_read_only(&dir)?;
         let registry = Registry::open(&dir.join(CONTENT_DIR))?;
-        let generation = store.generation()?;
         let derived = store.read_snapshot(|| Derived::load(&store, &registry, opts.embedder.as_deref()))?;
         let parts = Parts { dir, opts, store, index, registry, derived: Arc::new(RwLock::new(derived)) };
-        Ok(MemoryReader::from_parts(parts, Some(generation)))
+        Ok(MemoryReader::from_parts(parts))
     }
 
-    /// Assemble a reader. `follows`: the store generation `parts` reflect when this reader
-    /// must catch up with a writer elsewhere itself; `None` when a writer in this process
-    /// (`Memory::open_with`, which shares `derived` and the index reader) keeps it current.
-    pub(crate) fn from_parts(parts: Parts, follows: Option<u64>) -> MemoryReader {
+    /// Assemble a reader. Every reader catches up with commits it did not see (another
+    /// process may write between any two reads); a writer in this process keeps the shared
+    /// index reader and `derived` current itself, so its own commits cost its readers nothing.
+    pub(crate) fn from_parts(parts: Parts) -> MemoryReader {
         let Parts { dir, opts, store, index, registry, derived } = parts;
         MemoryReader {
             dir,
@@ -101,7 +96,6 @@ impl MemoryReader {
             registry,
             aliases: RefCell::new((None, Gazetteer::new())),
             derived,
-            follows: follows.map(Cell::new),
         }
     }
 
@@ -110,24 +104,15 @@ impl MemoryReader {
     pub fn reader(&self) -> Result<MemoryReader> {
         let store = Store::open_read_only(&self.dir)?;
         let registry = Registry::open(&self.dir.join(CONTENT_DIR))?;
-        let follows = self.follows.as_ref().map(Cell::get);
-        // A follower refreshes its own copy of the derived state; sharing one would let two
-        // threads refresh it at once.
-        let derived = match &follows {
-            Some(_) => Arc::new(RwLock::new(
-                store.read_snapshot(|| Derived::load(&store, &registry, self.opts.embedder.as_deref()))?,
-            )),
-            None => Arc::clone(&self.derived),
-        };
         let parts = Parts {
             dir: self.dir.clone(),
             opts: self.opts.clone(),
             store,
             index: self.index.clone(),
             registry,
-            derived,
+            derived: Arc::clone(&self.derived),
         };
-        Ok(MemoryReader::from_parts(parts, follows))
+        Ok(MemoryReader::from_parts(parts))
     }
 
     /// Run `f` in one SQLite read snapshot: every statement sees the same committed state,
@@ -141,17 +126,21 @@ impl MemoryReader {
     }
 
     /// Catch up with a writer in another process: reload the index reader and the derived
-    /// state when the store generation moved. A no-op for a writer's own readers.
-    fn refresh(&self) -> Result<()> {
-        let Some(seen) = &self.follows else { return Ok(()) };
+    /// state when the store generation moved past what they reflect. Two generation reads
+    /// when nothing moved (every commit of a writer in this process moves them itself).
+    pub(crate) fn refresh(&self) -> Result<()> {
         let g = self.store.generation()?;
-        if g == seen.get() {
+        self.index.catch_up(g)?;
+        if self.derived().generation() >= g {
             return Ok(());
         }
-        self.index.reload()?;
+        // Loaded without holding the lock, so that other threads' queries go on meanwhile;
+        // two threads may both load, and the later swap finds nothing left to do.
         let fresh = Derived::load(&self.store, &self.registry, self.opts.embedder.as_deref())?;
-        *self.derived_mut() = fresh;
-        seen.set(g);
+        let mut d = self.derived_mut();
+        if d.generation() < fresh.generation() {
+            *d = fresh;
+        }
         Ok(())
     }
 
@@ -188,6 +177,12 @@ impl MemoryReader {
         // A writer that panicked mid-update leaves a state that is at worst stale: reading
         // it is safe (hits are resolved against the store), so poisoning is ignored.
         self.derived.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The shared derived state itself, for a writer that must update it while its store is
+    /// borrowed by a transaction.
+    pub(crate) fn derived_handle(&self) -> Arc<RwLock<Derived>> {
+        Arc::clone(&self.derived)
     }
 
     pub(crate) fn derived_mut(&self) -> RwLockWriteGuard<'_, Derived> {

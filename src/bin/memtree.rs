@@ -236,6 +236,8 @@ fn ingest_json(s: &ImportSummary) -> serde_json::Value {
 /// Open options with the dense model when it can be loaded; says once on stderr when the
 /// dense signal is off.
 fn open_options(cli: &Cli) -> Result<OpenOptions> {
+    // A malformed lock timeout is the user's to fix, not to be ignored silently.
+    memtree::lock_timeout_from_env()?;
     if cli.no_model {
         return Ok(OpenOptions::default());
     }

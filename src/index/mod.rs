@@ -13,7 +13,9 @@ use crate::error::{Error, Result};
 use crate::store::{NodeRow, TreeRow};
 use crate::types::{EntityId, NodeKind, TreeId};
 use node_ids::NodeIdCache;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use tantivy::schema::Term;
 use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
@@ -32,10 +34,23 @@ pub struct IndexHandle {
     fields: Fields,
     version: u32,
     node_ids: NodeIdCache,
+    /// The store generation of the commit the shared reader was last reloaded at: a reader
+    /// compares it with the store's to know when another process's commit is to be picked up.
+    loaded: Arc<AtomicU64>,
 }
 
-/// The single writer of the index, with its read side.
+/// The index of a store that this process may write: its read side, and the writer opened
+/// for each write ([`FullTextIndex::begin`]), so that between writes no process holds
+/// tantivy's writer lock.
 pub struct FullTextIndex {
+    handle: IndexHandle,
+    store_dir: PathBuf,
+}
+
+/// One write's index writer (tantivy's `IndexWriter`, which holds tantivy's own writer lock):
+/// opened under the store's writer lock and closed before it is released. Dropped without
+/// [`IndexWrite::commit`], whatever was queued is discarded.
+pub struct IndexWrite {
     handle: IndexHandle,
     writer: IndexWriter<TantivyDocument>,
 }
@@ -52,10 +67,15 @@ pub struct IndexDoc<'a> {
     pub topics: &'a [String],
 }
 
+/// Memory budget of the index writer's one indexing thread (tantivy's minimum is 15 MB; its
+/// term table and arena grow into it as documents arrive, they are not allocated up front).
+const WRITER_BUDGET: usize = 64_000_000;
+
 impl FullTextIndex {
     /// Open the index under `store_dir`, creating it when absent. An index whose files are
     /// unreadable or whose schema differs is wiped and recreated empty: it is derived data,
-    /// and [`IndexHandle::committed_generation`] then reports it as behind the store.
+    /// and [`IndexHandle::committed_generation`] then reports it as behind the store. The
+    /// caller holds the store's writer lock (the wipe is a write).
     pub fn open(store_dir: &Path) -> Result<FullTextIndex> {
         let (schema, fields) = schema::build()?;
         let version = schema::schema_version()?;
@@ -70,15 +90,8 @@ impl FullTextIndex {
                 Index::create_in_dir(&dir, schema)?
             }
         };
-        let writer = index.writer_with_num_threads(1, 64_000_000).map_err(|e| match e {
-            tantivy::TantivyError::LockFailure(..) => Error::Locked { path: store_dir.to_path_buf() },
-            other => Error::Index(other),
-        })?;
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(FullTextIndex {
-            handle: IndexHandle { index, reader, fields, version, node_ids: NodeIdCache::default() },
-            writer,
-        })
+        let handle = IndexHandle::over(index, fields, version)?;
+        Ok(FullTextIndex { handle, store_dir: store_dir.to_path_buf() })
     }
 
     fn open_existing(dir: &Path, schema: &tantivy::schema::Schema) -> Option<Index> {
@@ -94,7 +107,19 @@ impl FullTextIndex {
         &self.handle
     }
 
-    /// Queue a node for indexing (visible after [`FullTextIndex::commit`]).
+    /// Open the writer for one write. The caller holds the store's writer lock, so tantivy's
+    /// own lock is free unless a process of an older build holds the store open.
+    pub fn begin(&self) -> Result<IndexWrite> {
+        let writer = self.handle.index.writer_with_num_threads(1, WRITER_BUDGET).map_err(|e| match e {
+            tantivy::TantivyError::LockFailure(..) => Error::Locked { path: self.store_dir.clone(), waited_ms: 0 },
+            other => Error::Index(other),
+        })?;
+        Ok(IndexWrite { handle: self.handle.clone(), writer })
+    }
+}
+
+impl IndexWrite {
+    /// Queue a node for indexing (visible after [`IndexWrite::commit`]).
     pub fn add(&mut self, d: &IndexDoc<'_>) -> Result<()> {
         let f = &self.handle.fields;
         let mut doc = TantivyDocument::default();
@@ -136,13 +161,14 @@ impl FullTextIndex {
         crate::crash::point("index_commit");
         prepared.commit()?;
         self.handle.reader.reload()?;
+        self.handle.loaded.fetch_max(generation, Ordering::AcqRel);
         Ok(())
     }
 
-    /// Drop whatever is queued and not committed (after a failed commit), so the next
-    /// commit does not carry half of an earlier write.
-    pub fn rollback(&mut self) -> Result<()> {
-        self.writer.rollback()?;
+    /// Close the writer, waiting for the segment merges its commits started, so that no
+    /// thread of this process still writes index files once the store's lock is released.
+    pub fn close(self) -> Result<()> {
+        self.writer.wait_merging_threads()?;
         Ok(())
     }
 }
@@ -158,8 +184,15 @@ impl IndexHandle {
             what: format!("full-text index at {}", dir.display()),
             reason: "missing, unreadable or of another schema; open the store once with a writer to rebuild it".into(),
         })?;
+        IndexHandle::over(index, fields, version)
+    }
+
+    fn over(index: Index, fields: Fields, version: u32) -> Result<IndexHandle> {
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(IndexHandle { index, reader, fields, version, node_ids: NodeIdCache::default() })
+        let handle =
+            IndexHandle { index, reader, fields, version, node_ids: NodeIdCache::default(), loaded: Arc::default() };
+        handle.loaded.store(handle.committed_generation()?.unwrap_or(0), Ordering::Release);
+        Ok(handle)
     }
 
     /// The store generation of the last commit, or `None` for an empty/foreign index.
@@ -169,9 +202,21 @@ impl IndexHandle {
         Ok(metas.payload.as_deref().and_then(|p| p.strip_prefix(want.as_str())).and_then(|g| g.parse().ok()))
     }
 
-    /// Pick up the last commit (a reader in another process has no writer to do it).
-    pub fn reload(&self) -> Result<()> {
+    /// Pick up the last commit when the shared reader is behind store generation
+    /// `generation` (another process wrote). The payload is read before the reload, so the
+    /// generation recorded is never ahead of what the reader shows; a store commit whose index
+    /// commit has not landed yet is picked up by a later call.
+    pub fn catch_up(&self, generation: u64) -> Result<()> {
+        let loaded = self.loaded.load(Ordering::Acquire);
+        if loaded >= generation {
+            return Ok(());
+        }
+        let on_disk = self.committed_generation()?.unwrap_or(0);
+        if on_disk <= loaded {
+            return Ok(());
+        }
         self.reader.reload()?;
+        self.loaded.fetch_max(on_disk, Ordering::AcqRel);
         Ok(())
     }
 

@@ -1,11 +1,13 @@
-//! One write, in order: a store transaction around a [`WriteBatch`] (with the vectors of
-//! what it wrote), its commit, then the index commit and the in-memory updates. The order is
-//! what makes a crash between any two steps lose nothing (ARCHITECTURE.md, invariants).
+//! One write, in order: the writer lock (and catching up with other writers), a store
+//! transaction around a [`WriteBatch`] (with the vectors of what it wrote), its commit, then
+//! the index commit and the in-memory updates. The order is what makes a crash between any
+//! two steps lose nothing (ARCHITECTURE.md, invariants).
 
 use super::Memory;
+use super::lock::{self, WriteGuard};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
-use crate::index::IndexDoc;
+use crate::index::{IndexDoc, IndexWrite};
 use crate::ingest::{IngestReport, WriteBatch, WriteContext};
 use crate::store::{NodeReads, NodeRow, Tx};
 use crate::types::{NodeId, TreeId};
@@ -25,10 +27,53 @@ impl Memory {
             .collect())
     }
 
-    /// Run `f` as one write: a store transaction, then (after it commits) the index commit
-    /// and the in-memory updates. On any error the transaction rolls back and the derived
-    /// state is reloaded from the store.
+    /// Take the store's writer lock, waiting up to the lock timeout for another writer, and
+    /// catch up with what other writers committed since this handle last looked: the shared
+    /// index reader and derived state, and the write path's gazetteer. The lock is held
+    /// until the guard drops.
+    pub(super) fn lock(&mut self) -> Result<WriteGuard> {
+        Ok(self.lock_and_catch_up()?.0)
+    }
+
+    /// [`Memory::lock`], and whether the store had moved since this handle last looked.
+    fn lock_and_catch_up(&mut self) -> Result<(WriteGuard, bool)> {
+        let guard = lock::acquire(&self.view.dir, self.view.opts.lock_timeout)?;
+        let g = self.view.store.generation()?;
+        let moved = g != self.synced;
+        if moved {
+            let view = &self.view;
+            view.store.read_snapshot(|| view.refresh())?;
+            self.load_gazetteer()?;
+            self.synced = g;
+        }
+        Ok((guard, moved))
+    }
+
+    /// Run `f` as one write under the writer lock (see [`Memory::lock`]), with this write's
+    /// index writer, closed before the lock is released.
     pub(super) fn write(&mut self, f: impl FnOnce(&mut WriteBatch<'_, '_>) -> Result<()>) -> Result<IngestReport> {
+        let (_guard, moved) = self.lock_and_catch_up()?;
+        let mut iw = self.index.begin()?;
+        // Another writer may have died between its two commits, or written without the model
+        // this handle has: what open repairs, a write that finds the store moved repairs too.
+        self.repair_index(&mut iw)?;
+        if moved {
+            self.embed_missing(&mut iw)?;
+        }
+        // On an error the writer is dropped: whatever it queued is discarded.
+        let report = self.write_locked(&mut iw, f)?;
+        iw.close()?;
+        Ok(report)
+    }
+
+    /// The write itself: a store transaction, then (after it commits) the index commit and
+    /// the in-memory updates. On any error the transaction rolls back and the derived state is
+    /// reloaded from the store.
+    fn write_locked(
+        &mut self,
+        iw: &mut IndexWrite,
+        f: impl FnOnce(&mut WriteBatch<'_, '_>) -> Result<()>,
+    ) -> Result<IngestReport> {
         // A registry edited by hand since the last write: its aliases apply from now on.
         if self.view.registry.fingerprint() != self.gazetteer_fp {
             self.load_gazetteer()?;
@@ -36,6 +81,12 @@ impl Memory {
         let revision = self.gazetteer.revision();
         let now = self.view.now_ms();
         let due = self.due_buffers(now)?;
+        // Under the lock nobody else commits: this write's generation is the next one. The
+        // shared state claims it just before the commit, so that this process's readers do
+        // not take the commit for another process's and reload everything; until the updates
+        // below land they lag by this write, as the index does.
+        let next = self.view.store.generation()? + 1;
+        let derived = self.view.derived_handle();
         let view = &mut self.view;
         let result = (|| {
             let tx = view.store.begin()?;
@@ -60,6 +111,7 @@ impl Memory {
                 None => Vec::new(),
             };
             crate::crash::point("store_commit");
+            derived.write().unwrap_or_else(|p| p.into_inner()).set_generation(next);
             let g = tx.commit()?;
             Ok::<_, Error>((written, vecs, g))
         })();
@@ -68,24 +120,27 @@ impl Memory {
             Err(e) => {
                 // The transaction rolled back when dropped; derived state may have run ahead.
                 self.load_gazetteer()?;
+                self.view.derived_mut().set_generation(self.view.store.generation()?);
                 return Err(e);
             }
         };
         crate::crash::point("after_store_commit");
+        self.synced = g;
         // The store has committed: the index follows. If this fails the index is behind the
-        // store until the next open rebuilds it; what was queued is dropped so that a later
-        // commit cannot carry half of this write.
+        // store until the next write or open rebuilds it; what was queued is dropped with the
+        // writer, so no later commit can carry half of this write.
         let indexed = (|| {
             for t in &written.dropped_trees {
-                self.index.delete_tree(t);
+                iw.delete_tree(t);
             }
             for w in &written.nodes {
-                self.index.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
+                iw.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
             }
-            self.index.commit(g)
+            iw.commit(g)
         })();
         if let Err(e) = indexed {
-            let _ = self.index.rollback();
+            // The shared state claimed this commit but has none of it: readers reload it.
+            self.view.derived_mut().set_generation(g - 1);
             return Err(e);
         }
         crate::crash::point("after_index_commit");
@@ -103,6 +158,8 @@ impl Memory {
             self.reload_vectors()?;
             self.load_gazetteer()?;
         }
+        // The shared state now reflects this commit: this process's readers need not reload.
+        self.view.derived_mut().set_generation(g);
         Ok(written.report)
     }
 }

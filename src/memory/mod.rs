@@ -1,10 +1,12 @@
-//! `Memory`: one store directory (SQLite record, tantivy index, content root) and its single
-//! writer. This file is the coordinator: opening, and the write entry points, each one
-//! [`WriteBatch`] run through `commit` (the transaction, then the index, then the derived
-//! state); `upkeep` keeps the index and the in-memory state in step with the record.
+//! `Memory`: one store directory (SQLite record, tantivy index, content root) and a writer
+//! of it. This file is the coordinator: opening, and the write entry points, each one
+//! [`WriteBatch`] run through `commit` (the writer lock, the transaction, then the index, then
+//! the derived state); `upkeep` keeps the index and the in-memory state in step with the
+//! record; `lock` is the writer lock that lets several writers take turns.
 
 mod commit;
 mod import;
+mod lock;
 mod sync;
 mod upkeep;
 
@@ -33,8 +35,11 @@ pub struct OpenReport {
     pub vectors_added: usize,
 }
 
-/// An open memory store: the single writer, with its own read side
-/// ([`Memory::as_reader`]).
+/// An open memory store: a writer, with its own read side ([`Memory::as_reader`]). Several
+/// may be open on one store (in one process or several: the assistant's MCP server and the
+/// user's import): each write takes the store's writer lock for its own length, waiting up to
+/// `OpenOptions::lock_timeout` for another writer, and first catches up with what the others
+/// committed. Between writes a `Memory` holds no lock.
 pub struct Memory {
     view: MemoryReader,
     index: FullTextIndex,
@@ -43,6 +48,9 @@ pub struct Memory {
     gazetteer: Gazetteer,
     /// The vault fingerprint the write-path gazetteer was built at.
     gazetteer_fp: VaultFingerprint,
+    /// The store generation the write path's state (the gazetteer) reflects; a write that
+    /// finds the store further on reloads it first.
+    synced: u64,
     opened: OpenReport,
 }
 
@@ -64,18 +72,21 @@ impl Memory {
     }
 
     /// Open (or create) the store in `dir`. Repairs a full-text index that is behind the
-    /// store (a crash between the two commits) and embeds nodes that lack vectors.
+    /// store (a crash between the two commits) and embeds nodes that lack vectors. Holds the
+    /// writer lock while it does (waiting for another writer like any write), not after.
     pub fn open_with(dir: impl AsRef<Path>, opts: OpenOptions) -> Result<Memory> {
         let dir = dir.as_ref().to_path_buf();
         std::fs::create_dir_all(dir.join(CONTENT_DIR)).map_err(|e| Error::io(&dir, e))?;
-        // The index first: its writer lock is the store's single-writer lock.
+        // Creating the index, migrating the record and repairing are writes.
+        let _guard = lock::acquire(&dir, opts.lock_timeout)?;
         let index = FullTextIndex::open(&dir)?;
         let store = Store::open(&dir)?;
         let registry = Registry::open(&dir.join(CONTENT_DIR))?;
         let gazetteer_fp = registry.fingerprint();
         let gazetteer = load_gazetteer(&store, &registry)?;
+        let generation = store.generation()?;
         let vectors = opts.embedder.as_ref().map(|e| VectorMatrix::new(e.dim()));
-        let derived = Derived::new(gazetteer.clone(), vectors);
+        let derived = Derived::new(gazetteer.clone(), vectors, generation);
         let parts = Parts {
             dir,
             opts,
@@ -84,13 +95,14 @@ impl Memory {
             registry,
             derived: Arc::new(RwLock::new(derived)),
         };
-        let view = MemoryReader::from_parts(parts, None);
-        let mut mem = Memory { view, index, gazetteer, gazetteer_fp, opened: OpenReport::default() };
-        if mem.index.handle().committed_generation()? != Some(mem.view.store.generation()?) {
-            mem.rebuild_index()?;
-            mem.opened.index_rebuilt = true;
-        }
-        mem.opened.vectors_added = mem.load_vectors()?;
+        let view = MemoryReader::from_parts(parts);
+        let mut mem =
+            Memory { view, index, gazetteer, gazetteer_fp, synced: generation, opened: OpenReport::default() };
+        let mut iw = mem.index.begin()?;
+        mem.opened.index_rebuilt = mem.repair_index(&mut iw)?;
+        mem.reload_vectors()?;
+        mem.opened.vectors_added = mem.embed_missing(&mut iw)?;
+        iw.close()?;
         Ok(mem)
     }
 
@@ -188,6 +200,7 @@ impl Memory {
 
     /// Store or update a `memory_recall` fact; true when it was new.
     pub fn recall_put(&mut self, namespace: &str, key: &str, content: &str) -> Result<bool> {
+        let _guard = self.lock()?;
         let now = self.view.now_ms();
         let tx = self.view.store.begin()?;
         let created = tx.put_recall(namespace, key, content, now)?;
@@ -198,6 +211,7 @@ impl Memory {
 
     /// Forget a `memory_recall` fact; true when it existed.
     pub fn recall_forget(&mut self, namespace: &str, key: &str) -> Result<bool> {
+        let _guard = self.lock()?;
         let tx = self.view.store.begin()?;
         let existed = tx.forget_recall(namespace, key)?;
         crate::crash::point("recall_commit");

@@ -7,7 +7,7 @@ use super::commit::{EMBED_BATCH, embed_rows};
 use crate::derived::{load_gazetteer, load_vectors};
 use crate::embed::{Embedder, VectorMatrix};
 use crate::error::Result;
-use crate::index::IndexDoc;
+use crate::index::{IndexDoc, IndexWrite};
 use crate::store::{EntityReads, NodeReads, TopicReads, Tx, VectorReads};
 use crate::types::{NodeId, TreeId};
 use std::collections::HashMap;
@@ -21,12 +21,11 @@ impl Memory {
         Ok(())
     }
 
-    /// Load stored vectors into the matrix and embed nodes that have none; returns how
-    /// many were embedded.
-    pub(super) fn load_vectors(&mut self) -> Result<usize> {
+    /// Embed the nodes that have no vector (a store written without the model, or a crash
+    /// before the vectors of a write were stored) and add them to the matrix; returns how
+    /// many were embedded. Under the writer lock, with this write's index writer.
+    pub(super) fn embed_missing(&mut self, iw: &mut IndexWrite) -> Result<usize> {
         let Some(emb) = self.view.opts.embedder.clone() else { return Ok(0) };
-        let m = load_vectors(&self.view.store, emb.as_ref())?;
-        self.view.derived_mut().set_vectors(Some(m));
         let missing = self.view.store.nodes_missing_vectors(emb.name())?;
         if missing.is_empty() {
             return Ok(0);
@@ -36,23 +35,43 @@ impl Memory {
         crate::crash::point("open_embed");
         let vecs = embed_stored(&tx, emb.as_ref(), &missing)?;
         let g = tx.commit()?;
+        self.synced = g;
         // The index did not change, but its payload must track the generation.
-        self.index.commit(g)?;
-        if let Some(m) = self.view.derived_mut().vectors_mut() {
+        iw.commit(g)?;
+        let mut derived = self.view.derived_mut();
+        if let Some(m) = derived.vectors_mut() {
             for (id, v) in vecs {
                 m.upsert(id.as_str(), &v);
             }
         }
+        derived.set_generation(g);
         Ok(n)
     }
 
-    /// Rebuild the full-text index from the store.
+    /// Rebuild the index when its last commit is not of the store's generation (a crash, or
+    /// a failed index commit, between the two commits of a write; a lost index directory);
+    /// true when it did.
+    pub(super) fn repair_index(&mut self, iw: &mut IndexWrite) -> Result<bool> {
+        if self.index.handle().committed_generation()? == Some(self.view.store.generation()?) {
+            return Ok(false);
+        }
+        self.rebuild_with(iw)?;
+        Ok(true)
+    }
+
+    /// Rebuild the full-text index from the store (under the writer lock, like any write).
     pub fn rebuild_index(&mut self) -> Result<()> {
-        self.index.delete_all()?;
+        let _guard = self.lock()?;
+        let mut iw = self.index.begin()?;
+        self.rebuild_with(&mut iw)?;
+        iw.close()
+    }
+
+    fn rebuild_with(&mut self, iw: &mut IndexWrite) -> Result<()> {
+        iw.delete_all()?;
         let trees: HashMap<TreeId, crate::store::TreeRow> =
             self.view.store.trees()?.into_iter().map(|t| (t.tree_id.clone(), t)).collect();
         let store = &self.view.store;
-        let index = &mut self.index;
         let mut added = 0usize;
         store.for_each_node(|n| {
             let Some(tree) = trees.get(&n.tree_id) else { return Ok(()) };
@@ -62,23 +81,26 @@ impl Memory {
             if added == 2 {
                 crate::crash::point("rebuild_index");
             }
-            index.add(&IndexDoc { node: &n, tree, entities: &entities, topics: &topics })
+            iw.add(&IndexDoc { node: &n, tree, entities: &entities, topics: &topics })
         })?;
         let g = self.view.store.generation()?;
-        self.index.commit(g)
+        iw.commit(g)
     }
 
     /// `memtree reindex`: rebuild the full-text index and re-embed every node.
     pub fn reindex(&mut self) -> Result<()> {
+        let _guard = self.lock()?;
+        let mut iw = self.index.begin()?;
         if let Some(emb) = self.view.opts.embedder.clone() {
             let tx = self.view.store.begin()?;
             tx.clear_vectors()?;
-            tx.commit()?;
+            let g = tx.commit()?;
+            self.synced = g;
             self.view.derived_mut().set_vectors(Some(VectorMatrix::new(emb.dim())));
         }
-        self.rebuild_index()?;
-        self.load_vectors()?;
-        Ok(())
+        self.rebuild_with(&mut iw)?;
+        self.embed_missing(&mut iw)?;
+        iw.close()
     }
 
     pub(super) fn reload_vectors(&mut self) -> Result<()> {
