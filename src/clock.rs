@@ -64,7 +64,10 @@ pub fn parse_now(s: &str) -> Result<i64> {
     chrono::DateTime::parse_from_rfc3339(s).map(|t| t.timestamp_millis()).map_err(|_| {
         Error::invalid(
             "now",
-            format!("`{}` is not a date: use YYYY-MM-DD or an RFC 3339 time (2023-05-26T12:00:00Z)", crate::text::clip(s, 40)),
+            format!(
+                "`{}` is not a date: use YYYY-MM-DD or an RFC 3339 time (2023-05-26T12:00:00Z)",
+                crate::text::clip(s, 40)
+            ),
         )
     })
 }

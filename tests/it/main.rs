@@ -2,6 +2,7 @@
 
 mod common;
 mod concurrency;
+mod dates;
 mod extraction;
 mod fuzz;
 mod hostile;

@@ -63,7 +63,7 @@ pub(super) fn at(t: &[Tok], i: usize, today: NaiveDate, anchor_ms: i64) -> Optio
             let back = (7 + today.weekday().num_days_from_monday() - day.num_days_from_monday()) % 7;
             return calendar::day(shift(-i64::from(back))?);
         }
-        (Some(which @ ("last" | "this" | "next" | "past")), Some(_)) => {
+        (Some(which @ ("last" | "this" | "next" | "past")), _) => {
             if let Some(window) = named_period(t, i, which, today, anchor_ms) {
                 return Some(window);
             }

@@ -35,7 +35,11 @@ pub(super) fn tokens(text: &str) -> Vec<Tok> {
         .captures_iter(&lower)
         .filter_map(|c| {
             if let (Some(y), Some(m), Some(d)) = (c.get(1), c.get(2), c.get(3)) {
-                let date = NaiveDate::from_ymd_opt(y.as_str().parse().ok()?, m.as_str().parse().ok()?, d.as_str().parse().ok()?);
+                let date = NaiveDate::from_ymd_opt(
+                    y.as_str().parse().ok()?,
+                    m.as_str().parse().ok()?,
+                    d.as_str().parse().ok()?,
+                );
                 // Not a date ("2023-13-45"): nothing, rather than three numbers.
                 return date.map(Tok::Iso);
             }
