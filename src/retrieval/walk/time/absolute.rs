@@ -8,8 +8,15 @@ use chrono::{Datelike, NaiveDate};
 use super::calendar::{self, Window};
 use super::tokens::Tok;
 
-/// Words after which a bare month or season is a time ("in May"; not "May I ask").
+/// Words after which a bare month is a time ("in May", "of June"; not "May I ask").
 const PREPOSITIONS: [&str; 4] = ["in", "of", "during", "since"];
+
+/// Words after which a bare season is a time ("in spring"; not "the beauty of autumn").
+const SEASON_PREPOSITIONS: [&str; 3] = ["in", "during", "since"];
+
+/// Words that make a date the bound of a span, not the day asked about ("the week before
+/// May 13, 2023", "by 7 November"): such a date is read as its month, the softer window.
+const BOUNDS: [&str; 5] = ["before", "after", "by", "until", "till"];
 
 /// A date as written: a month, maybe a day, maybe a year.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,6 +139,9 @@ fn month_at_any(t: &[Tok], i: usize) -> Option<(DateRef, usize)> {
 
 /// One day named outright.
 pub(super) fn date(t: &[Tok], i: usize, today: NaiveDate) -> Option<Window> {
+    if i > 0 && word(t, i - 1).is_some_and(|w| BOUNDS.contains(&w)) {
+        return None;
+    }
     let (r, _) = day_date(t, i)?;
     let (first, last) = r.resolve(today)?;
     calendar::days(first, last)
@@ -150,7 +160,7 @@ pub(super) fn month_or_season(t: &[Tok], i: usize, today: NaiveDate) -> Option<W
         return season.window(y);
     }
     // "spring" and "fall" are words too: only after a preposition, "the" between allowed.
-    let before = |k: usize| i >= k && word(t, i - k).is_some_and(|w| PREPOSITIONS.contains(&w));
+    let before = |k: usize| i >= k && word(t, i - k).is_some_and(|w| SEASON_PREPOSITIONS.contains(&w));
     let after_prep = before(1) || (before(2) && word(t, i - 1) == Some("the"));
     after_prep.then(|| season.window(season.latest_start(today))).flatten()
 }

@@ -116,6 +116,8 @@ mod tests {
             ("May 2023 plans", "2023-05-01", "2023-05-31"),
             ("trips in June", "2022-06-01", "2022-06-30"),
             ("events in 2021", "2021-01-01", "2021-12-31"),
+            // A date bounding a span is read as its month, as before day dates were read.
+            ("where was Tim the week before 16 November 2022?", "2022-11-01", "2022-11-30"),
         ];
         for (q, first, last) in cases {
             assert_eq!(time_window(q, now), Some(days(first, last)), "{q}");
@@ -134,6 +136,7 @@ mod tests {
             "the second may be better",
             "spring rolls recipe",
             "did the server fall over",
+            "what aspect of autumn does Andrew like",
             "is 2023-13-45 a date",
             "room 2022 is booked",
         ] {
