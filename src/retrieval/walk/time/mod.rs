@@ -19,11 +19,14 @@ use chrono::DateTime;
 use calendar::Window;
 use tokens::{Tok, tokens};
 
+/// One reader: the window an expression starting at token `i` names.
+type Reader<'a> = dyn Fn(&[Tok], usize) -> Option<Window> + 'a;
+
 /// The window a question names, if any.
 pub fn time_window(question: &str, anchor_ms: i64) -> Option<(i64, i64)> {
     let today = DateTime::from_timestamp_millis(anchor_ms)?.date_naive();
     let t = tokens(question);
-    let readers: [&dyn Fn(&[Tok], usize) -> Option<Window>; 5] = [
+    let readers: [&Reader; 5] = [
         &|t, i| absolute::range(t, i, today),
         &|t, i| absolute::date(t, i, today),
         &|t, i| relative::at(t, i, today, anchor_ms),
