@@ -14,8 +14,8 @@ use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Parser;
 use memtree::Scope;
 use memtree::tool::{self, MODE_NAMES, MODES, RecallRequest, Request};
+use memtree::{Clock, Memory, OpenOptions, SystemClock};
 use memtree::{Format, Parsed};
-use memtree::{Memory, OpenOptions};
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
@@ -25,6 +25,8 @@ use rustyline::{Editor, Helper, history::DefaultHistory};
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Instant;
 use table::{Column, Table};
 
@@ -51,6 +53,46 @@ struct Args {
     /// a terminal, $COLUMNS, else 160).
     #[arg(long, value_parser = clap::value_parser!(u16).range(20..))]
     width: Option<u16>,
+    /// The engine's "now" (YYYY-MM-DD, the end of that day UTC, or an RFC 3339 time), as
+    /// the CLI's `--now`: relative questions and the demo's dates follow it (`:now` too).
+    #[arg(long, value_name = "DATE", value_parser = now_parser)]
+    now: Option<i64>,
+}
+
+/// `--now`: the library's reading, its reason as clap's usage error.
+fn now_parser(s: &str) -> std::result::Result<i64, String> {
+    memtree::parse_now(s).map_err(|e| match e {
+        memtree::Error::InvalidArgument { reason, .. } => reason,
+        e => e.to_string(),
+    })
+}
+
+/// The session's clock: the system's, or a fixed "now" set by `--now` or `:now DATE`. The
+/// store reads it on every question, so `:now` takes effect at once.
+#[derive(Debug, Clone)]
+struct SessionClock(Arc<AtomicI64>);
+
+/// The value that means "no fixed now: the system clock".
+const SYSTEM_TIME: i64 = i64::MIN;
+
+impl SessionClock {
+    fn new(fixed: Option<i64>) -> Self {
+        SessionClock(Arc::new(AtomicI64::new(fixed.unwrap_or(SYSTEM_TIME))))
+    }
+
+    fn set(&self, fixed: Option<i64>) {
+        self.0.store(fixed.unwrap_or(SYSTEM_TIME), Ordering::SeqCst);
+    }
+
+    fn fixed(&self) -> Option<i64> {
+        Some(self.0.load(Ordering::SeqCst)).filter(|&ms| ms != SYSTEM_TIME)
+    }
+}
+
+impl Clock for SessionClock {
+    fn now_ms(&self) -> i64 {
+        self.fixed().unwrap_or_else(|| SystemClock.now_ms())
+    }
 }
 
 /// The demo corpus shipped beside this example.
@@ -71,7 +113,8 @@ const COMMANDS: &[(&str, &str)] = &[
     (":forget", "SOURCE_ID             remove one source and everything derived from it"),
     (":json", "toggle raw JSON output"),
     (":import", "FORMAT PATH           chat-jsonl, mbox, slack, markdown [--prune] [--strict] or locomo"),
-    (":demo", "load the demo corpus"),
+    (":demo", "load the demo corpus (re-dated to end now)"),
+    (":now", "[DATE|system]          show or set the clock relative questions use (YYYY-MM-DD, RFC 3339)"),
     (":quit", "leave (also Ctrl-D, Ctrl-C)"),
 ];
 
@@ -118,6 +161,7 @@ struct Repl {
     last_ids: Vec<String>,
     /// `--width`: lay tables out for this many columns instead of the terminal's.
     width: Option<usize>,
+    clock: SessionClock,
 }
 
 impl Repl {
@@ -160,6 +204,18 @@ impl Repl {
                 println!("forgot {id}: {} leaves and what was derived from them", r.removed);
             }
             "demo" => load_demo(&mut self.mem)?,
+            "now" => {
+                match rest {
+                    "" => {}
+                    "system" => self.clock.set(None),
+                    date => self.clock.set(Some(memtree::parse_now(date)?)),
+                }
+                let now = rfc3339(self.clock.now_ms());
+                match self.clock.fixed() {
+                    Some(_) => println!("now is {now} (fixed; `:now system` for the wall clock)"),
+                    None => println!("now is {now} (the system clock)"),
+                }
+            }
             "import" => {
                 let (format, path) = rest
                     .split_once(char::is_whitespace)
@@ -522,6 +578,13 @@ fn fact_table(list: &[Value], width: usize) -> String {
     Table { columns, text: 3, rows }.render(width)
 }
 
+/// An epoch-ms time as RFC 3339 UTC, to the second.
+fn rfc3339(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .unwrap_or_else(|| ms.to_string())
+}
+
 fn format_score(s: f64) -> String {
     if s.fract() == 0.0 && s.abs() < 1e6 { format!("{s:.0}") } else { format!("{s:.3}") }
 }
@@ -681,6 +744,11 @@ fn parse_window(s: &str) -> Result<(i64, i64)> {
 
 // ---- loading data -------------------------------------------------------------------------
 
+/// The demo's chat channel that opens the story (its presence means the demo is loaded).
+const DEMO_CHAT_SOURCE: &str = "slack:#general";
+
+const DAY_MS: i64 = 86_400_000;
+
 /// The `Updated: YYYY-MM-DD` line near the top of a demo note, as epoch ms (the notes are
 /// dated in the story, not by their file times).
 fn note_date(body: &str) -> Option<i64> {
@@ -691,10 +759,11 @@ fn note_date(body: &str) -> Option<i64> {
 
 fn load_demo(mem: &mut Memory) -> Result<()> {
     let dir = demo_dir();
+    // The chat's ids carry its times: a second load on another day would add a second copy.
+    if mem.as_reader().has_source(DEMO_CHAT_SOURCE)? {
+        bail!("the demo corpus is already loaded (:sources lists it; :forget removes a source)");
+    }
     let t = Instant::now();
-    // One flush after all three inputs, so every summary is sealed knowing all the names.
-    let mut r = mem.write_parsed(Format::ChatJsonl.read(&dir.join("chat.jsonl"))?, |_| {})?;
-    r.absorb(&mem.write_parsed(Format::Mbox.read(&dir.join("mail.mbox"))?, |_| {})?);
     let mut notes = Format::Markdown.read(&dir.join("notes"))?;
     if let Parsed::Documents(docs) = &mut notes {
         for d in docs {
@@ -703,7 +772,20 @@ fn load_demo(mem: &mut Memory) -> Result<()> {
             }
         }
     }
-    r.absorb(&mem.write_parsed(notes, |_| {})?);
+    let mut inputs =
+        [Format::ChatJsonl.read(&dir.join("chat.jsonl"))?, Format::Mbox.read(&dir.join("mail.mbox"))?, notes];
+    // Re-dated so the story ends now (the engine's clock: `--now` applies): "what went wrong
+    // last week?" then means something. By whole days, so every time of day stays as written.
+    let newest = inputs.iter().filter_map(Parsed::latest_ms).max().unwrap_or(0);
+    let delta = (mem.as_reader().now_ms() - newest).div_euclid(DAY_MS) * DAY_MS;
+    // One flush after all three inputs, so every summary is sealed knowing all the names.
+    let mut r = memtree::IngestReport::default();
+    for input in &mut inputs {
+        input.shift_time(delta);
+    }
+    for input in inputs {
+        r.absorb(&mem.write_parsed(input, |_| {})?);
+    }
     r.absorb(&mem.flush()?);
     let s = mem.as_reader().stats()?;
     eprintln!(
@@ -716,8 +798,8 @@ fn load_demo(mem: &mut Memory) -> Result<()> {
         t.elapsed().as_secs_f64()
     );
     eprintln!(
-        "Larkspur Labs, May 2023: six people, the Atlas database migration, the Heron driver app, a Lisbon offsite.\n\
-         Try: who is Sam's onboarding buddy? · what caused INC-42? · :entities heron · :window 2023-05-13..2023-05-13"
+        "Larkspur Labs, a month ending today (May 2023 in the story): six people, the Atlas database migration, the Heron driver app, a Lisbon offsite.\n\
+         Try: who is Sam's onboarding buddy? · what caused INC-42? · what went wrong last week? · :entities heron"
     );
     Ok(())
 }
@@ -774,7 +856,7 @@ impl Highlighter for Complete {}
 impl Validator for Complete {}
 impl Helper for Complete {}
 
-fn open(args: &Args) -> Result<Memory> {
+fn open(args: &Args, clock: &SessionClock) -> Result<Memory> {
     let dir = match &args.store {
         Some(d) => d.clone(),
         None => memtree::default_store_dir().context("no platform data directory; pass --store DIR")?,
@@ -788,15 +870,17 @@ fn open(args: &Args) -> Result<Memory> {
         }
         opts
     };
+    let opts = OpenOptions { clock: Arc::new(clock.clone()), ..opts };
     Memory::open_with(&dir, opts).with_context(|| format!("opening store {}", dir.display()))
 }
 
 fn run() -> Result<()> {
     let args = Args::parse();
     let tty = std::io::stdin().is_terminal();
-    let mem = open(&args)?;
+    let clock = SessionClock::new(args.now);
+    let mem = open(&args, &clock)?;
     let width = args.width.map(usize::from);
-    let mut repl = Repl { mem, json: false, last_ids: Vec::new(), width };
+    let mut repl = Repl { mem, json: false, last_ids: Vec::new(), width, clock };
     let history = repl.mem.as_reader().dir().join("repl_history.txt");
     let empty = repl.mem.as_reader().stats()?.counts.sources == 0;
     let mut editor: Option<Editor<Complete, DefaultHistory>> = None;

@@ -56,7 +56,7 @@ pub mod tool;
 mod tree;
 mod types;
 
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::{Clock, ManualClock, SystemClock, parse_now};
 pub use config::Config;
 pub use derived::Derived;
 pub use embed::{Embedder, FastEmbedder, HashEmbedder, ModelPaths, VectorMatrix};

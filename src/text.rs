@@ -212,6 +212,59 @@ pub const MONTHS: [&str; 12] = [
     "december",
 ];
 
+/// Words of time (besides [`MONTHS`]): what a question says when it names a time
+/// ("last week", "next Tuesday", "two days ago"). Never an entity of their own.
+const TIME_WORDS: &[&str] = &[
+    "last",
+    "next",
+    "this",
+    "past",
+    "ago",
+    "today",
+    "tonight",
+    "tomorrow",
+    "yesterday",
+    "now",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "weekend",
+    "weekends",
+    "month",
+    "months",
+    "year",
+    "years",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "spring",
+    "summer",
+    "autumn",
+    "fall",
+    "winter",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "mondays",
+    "tuesdays",
+    "wednesdays",
+    "thursdays",
+    "fridays",
+    "saturdays",
+    "sundays",
+];
+
+/// True for a word of time or a month (the input must be lower-case).
+pub fn is_time_word(w: &str) -> bool {
+    TIME_WORDS.contains(&w) || MONTHS.contains(&w)
+}
+
 /// True for a stop word (the input must be lower-case).
 pub fn is_stop_word(w: &str) -> bool {
     STOP_WORDS.contains(&w)

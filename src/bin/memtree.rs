@@ -29,6 +29,11 @@ struct Cli {
     /// Run without the dense model even when one is available.
     #[arg(long, global = true)]
     no_model: bool,
+    /// The engine's "now" (YYYY-MM-DD, read as the end of that day UTC, or an RFC 3339
+    /// time): "last week" in a question, and the times of a write, are then relative to it.
+    /// For a historical store.
+    #[arg(long, global = true, value_name = "DATE", value_parser = now_parser)]
+    now: Option<i64>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -238,12 +243,20 @@ fn ingest_json(s: &ImportSummary) -> serde_json::Value {
 fn open_options(cli: &Cli) -> Result<OpenOptions> {
     // A malformed lock timeout is the user's to fix, not to be ignored silently.
     memtree::lock_timeout_from_env()?;
-    if cli.no_model {
-        return Ok(OpenOptions::default());
-    }
-    let (opts, found) = OpenOptions::with_model(cli.model.as_deref()).context("loading the embedding model")?;
-    if !found {
-        eprintln!("memtree: no embedding model found (run scripts/fetch-models.sh): dense signal off, lexical only");
+    let mut opts = if cli.no_model {
+        OpenOptions::default()
+    } else {
+        let (opts, found) = OpenOptions::with_model(cli.model.as_deref()).context("loading the embedding model")?;
+        if !found {
+            eprintln!(
+                "memtree: no embedding model found (run scripts/fetch-models.sh): dense signal off, lexical only"
+            );
+        }
+        opts
+    };
+    if let Some(ms) = cli.now {
+        // A fixed clock: the store is read as of that moment, however long the command runs.
+        opts.clock = std::sync::Arc::new(memtree::ManualClock::new(ms));
     }
     Ok(opts)
 }
@@ -251,6 +264,15 @@ fn open_options(cli: &Cli) -> Result<OpenOptions> {
 /// The demo corpus's question set in this source tree.
 fn demo_corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(memtree::eval::DEMO_QUESTIONS)
+}
+
+/// `--now`: the library's reading, its message as clap's usage error (exit 2).
+fn now_parser(s: &str) -> std::result::Result<i64, String> {
+    // clap names the flag already: the reason alone.
+    memtree::parse_now(s).map_err(|e| match e {
+        memtree::Error::InvalidArgument { reason, .. } => reason,
+        e => e.to_string(),
+    })
 }
 
 struct RecallRun<'a> {

@@ -248,6 +248,11 @@ fn names(words: &[Word<'_>], gaz: &Gazetteer, opts: ExtractOptions, out: &mut BT
     let mut covered = vec![false; words.len()];
     for (start, len, ids) in matches {
         let typed = ids.iter().any(|(k, _)| *k != EntityKind::Misc);
+        // A `misc:` guess made of time words ("Last" in "'Last synced 3 min ago'", known
+        // before time words were ruled out) is no match: "last week" names a time.
+        if !typed && all_time_words(&plain[start..start + len]) {
+            continue;
+        }
         // A `misc:` guess that is the head of a longer capitalised run ("Bluefin" in
         // "Bluefin Logistics") leaves the run to discovery, which sees the whole name.
         let end = start + len;
@@ -338,7 +343,10 @@ fn names(words: &[Word<'_>], gaz: &Gazetteer, opts: ExtractOptions, out: &mut BT
             i += 1;
             continue;
         }
-        if !head_noun {
+        // Time words are no `misc:` names ("Last synced", "Spring"); a typed one stays
+        // ("Summer said").
+        let time_only = kind == EntityKind::Misc && all_time_words(&plain[i..j]);
+        if !head_noun && !time_only {
             add(out, kind, &plain[i..j].join(" "));
         }
         i = j;
@@ -354,6 +362,11 @@ fn around<'a>(words: &[Word<'a>], start: usize, end: usize) -> Around<'a> {
     let last_ends = end > start && words[end - 1].ends_clause;
     let after = (end < words.len() && words[end].joins_prev && !last_ends).then(|| words[end].text);
     Around { before: [b1, b2], after, ends_clause: last_ends }
+}
+
+/// True when every word of `run` is a word of time ("Last", "Next Tuesday").
+fn all_time_words(run: &[&str]) -> bool {
+    run.iter().all(|w| crate::text::is_time_word(&w.to_lowercase()))
 }
 
 /// True for a lower-cased word that is never a name on its own: [`NOT_NAMES`], months and

@@ -2,6 +2,7 @@
 
 mod common;
 mod concurrency;
+mod dates;
 mod demo_questions;
 mod extraction;
 mod fuzz;

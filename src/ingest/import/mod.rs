@@ -9,6 +9,7 @@ mod jsonl;
 pub mod locomo;
 mod markdown;
 mod mbox;
+mod rebase;
 mod slack;
 
 pub use jsonl::read_chat_jsonl;

@@ -1,0 +1,149 @@
+//! Time expressions in a question turned into a window `[since, until]` in epoch ms (UTC,
+//! inclusive), relative to an anchor: the engine's clock (`OpenOptions.clock`, so the CLI's
+//! `--now` applies). Walk uses the window as a soft boost, never as a hard filter: a wrong
+//! reading must not hide the answer.
+//!
+//! Written here rather than taken from a crate: the date crates that work offline with
+//! chrono (`interim`, `chrono-english`, `two_timer`) parse a string that *is* a date
+//! expression, not one found inside a question, and `interim` yields an instant, not a span.
+//! The readers, most specific first: ranges (`absolute::range`), day dates
+//! (`absolute::date`), relative times (`relative`), months and seasons, years.
+
+mod absolute;
+mod calendar;
+mod relative;
+mod tokens;
+
+use chrono::DateTime;
+
+use calendar::Window;
+use tokens::{Tok, tokens};
+
+/// One reader: the window an expression starting at token `i` names.
+type Reader<'a> = dyn Fn(&[Tok], usize) -> Option<Window> + 'a;
+
+/// The window a question names, if any.
+pub fn time_window(question: &str, anchor_ms: i64) -> Option<(i64, i64)> {
+    let today = DateTime::from_timestamp_millis(anchor_ms)?.date_naive();
+    let t = tokens(question);
+    let readers: [&Reader; 5] = [
+        &|t, i| absolute::range(t, i, today),
+        &|t, i| absolute::date(t, i, today),
+        &|t, i| relative::at(t, i, today, anchor_ms),
+        &|t, i| absolute::month_or_season(t, i, today),
+        &|t, i| absolute::year(t, i),
+    ];
+    readers.iter().find_map(|read| (0..t.len()).find_map(|i| read(&t, i)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(s: &str) -> i64 {
+        DateTime::parse_from_rfc3339(s).unwrap().timestamp_millis()
+    }
+
+    fn days(first: &str, last: &str) -> (i64, i64) {
+        (ms(&format!("{first}T00:00:00Z")), ms(&format!("{last}T23:59:59.999Z")))
+    }
+
+    /// Anchor: Wednesday 10 May 2023, 15:00 UTC.
+    const NOW: &str = "2023-05-10T15:00:00Z";
+
+    #[test]
+    fn relative_expressions_follow_the_anchor() {
+        let now = ms(NOW);
+        // (question, first day, last day) of the window each names, whole UTC days.
+        let cases = [
+            ("what happened yesterday?", "2023-05-09", "2023-05-09"),
+            ("what did I note today", "2023-05-10", "2023-05-10"),
+            ("plans from last week", "2023-05-01", "2023-05-07"),
+            ("what went wrong last week?", "2023-05-01", "2023-05-07"),
+            ("what did Ana say two weeks ago", "2023-04-24", "2023-04-30"),
+            ("the call 3 days ago", "2023-05-07", "2023-05-07"),
+            ("the call three days ago", "2023-05-07", "2023-05-07"),
+            ("a week ago", "2023-05-01", "2023-05-07"),
+            ("a couple of months ago", "2023-03-01", "2023-03-31"),
+            ("last month's retro", "2023-04-01", "2023-04-30"),
+            ("what did we decide last Tuesday?", "2023-05-09", "2023-05-09"),
+            ("last Wednesday", "2023-05-03", "2023-05-03"),
+            ("plans for next Tuesday", "2023-05-16", "2023-05-16"),
+            ("what did Sam ship on Friday", "2023-05-05", "2023-05-05"),
+            ("what did we do last weekend", "2023-05-06", "2023-05-07"),
+            ("this weekend", "2023-05-13", "2023-05-14"),
+            ("next month", "2023-06-01", "2023-06-30"),
+            ("last year", "2022-01-01", "2022-12-31"),
+            ("last summer", "2022-06-01", "2022-08-31"),
+            ("last May", "2022-05-01", "2022-05-31"),
+            ("last April", "2023-04-01", "2023-04-30"),
+        ];
+        for (q, first, last) in cases {
+            assert_eq!(time_window(q, now), Some(days(first, last)), "{q}");
+        }
+        // Up to the anchor: the current period so far, and rolling spans.
+        assert_eq!(time_window("this month", now), Some((ms("2023-05-01T00:00:00Z"), now)));
+        assert_eq!(time_window("so far this week", now), Some((ms("2023-05-08T00:00:00Z"), now)));
+        assert_eq!(time_window("messages in the last 3 days", now), Some((now - 3 * 86_400_000, now)));
+        assert_eq!(time_window("the past two weeks", now), Some((now - 14 * 86_400_000, now)));
+        // Another anchor, another window: nothing is read from the wall clock.
+        let later = ms("2024-01-03T09:00:00Z");
+        assert_eq!(time_window("what went wrong last week?", later), Some(days("2023-12-25", "2023-12-31")));
+    }
+
+    #[test]
+    fn absolute_expressions_name_their_days() {
+        let now = ms(NOW);
+        let cases = [
+            ("what happened on May 3?", "2023-05-03", "2023-05-03"),
+            ("notes from May 3rd", "2023-05-03", "2023-05-03"),
+            // Without a year: the latest such day up to the anchor.
+            ("what happened on May 13th", "2022-05-13", "2022-05-13"),
+            ("on 13 May 2023", "2023-05-13", "2023-05-13"),
+            ("the outage on 2023-05-13", "2023-05-13", "2023-05-13"),
+            ("the 13th of May 2023", "2023-05-13", "2023-05-13"),
+            ("June first", "2022-06-01", "2022-06-01"),
+            ("between May 1 and May 10", "2023-05-01", "2023-05-10"),
+            ("from May 1 to 10", "2023-05-01", "2023-05-10"),
+            ("from May 1 until May 10, 2022", "2022-05-01", "2022-05-10"),
+            ("between December 20 and January 5", "2022-12-20", "2023-01-05"),
+            ("between 2023-04-28 and 2023-05-02", "2023-04-28", "2023-05-02"),
+            ("from March to April", "2023-03-01", "2023-04-30"),
+            ("in spring 2023", "2023-03-01", "2023-05-31"),
+            ("in the summer of 2021", "2021-06-01", "2021-08-31"),
+            ("in the summer", "2022-06-01", "2022-08-31"),
+            ("during spring", "2023-03-01", "2023-05-31"),
+            ("winter 2022", "2022-12-01", "2023-02-28"),
+            ("in May", "2023-05-01", "2023-05-31"),
+            ("What did Caroline do in May 2022?", "2022-05-01", "2022-05-31"),
+            ("May 2023 plans", "2023-05-01", "2023-05-31"),
+            ("trips in June", "2022-06-01", "2022-06-30"),
+            ("events in 2021", "2021-01-01", "2021-12-31"),
+            // A date bounding a span is read as its month, as before day dates were read.
+            ("where was Tim the week before 16 November 2022?", "2022-11-01", "2022-11-30"),
+        ];
+        for (q, first, last) in cases {
+            assert_eq!(time_window(q, now), Some(days(first, last)), "{q}");
+        }
+    }
+
+    #[test]
+    fn words_that_only_look_like_times_name_none() {
+        let now = ms(NOW);
+        for q in [
+            "May I ask what Melanie painted?",
+            "When did Caroline go to the support group?",
+            "the last of us",
+            "who spoke last?",
+            "This may take a while",
+            "the second may be better",
+            "spring rolls recipe",
+            "did the server fall over",
+            "what aspect of autumn does Andrew like",
+            "is 2023-13-45 a date",
+            "room 2022 is booked",
+        ] {
+            assert_eq!(time_window(q, now), None, "{q}");
+        }
+    }
+}
