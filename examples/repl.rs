@@ -749,14 +749,6 @@ const DEMO_CHAT_SOURCE: &str = "slack:#general";
 
 const DAY_MS: i64 = 86_400_000;
 
-/// The `Updated: YYYY-MM-DD` line near the top of a demo note, as epoch ms (the notes are
-/// dated in the story, not by their file times).
-fn note_date(body: &str) -> Option<i64> {
-    let d = body.lines().take(5).find_map(|l| l.strip_prefix("Updated: "))?.get(..10)?;
-    let day = chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()?;
-    Some(day.and_hms_opt(17, 0, 0)?.and_utc().timestamp_millis())
-}
-
 fn load_demo(mem: &mut Memory) -> Result<()> {
     let dir = demo_dir();
     // The chat's ids carry its times: a second load on another day would add a second copy.
@@ -764,14 +756,9 @@ fn load_demo(mem: &mut Memory) -> Result<()> {
         bail!("the demo corpus is already loaded (:sources lists it; :forget removes a source)");
     }
     let t = Instant::now();
-    let mut notes = Format::Markdown.read(&dir.join("notes"))?;
-    if let Parsed::Documents(docs) = &mut notes {
-        for d in docs {
-            if let Some(ms) = note_date(&d.body) {
-                d.modified_ms = Some(ms);
-            }
-        }
-    }
+    // The notes carry their dates in front matter (`updated:`), which the importer reads: the
+    // CLI's `ingest --format markdown examples/demo/notes` dates them the same.
+    let notes = Format::Markdown.read(&dir.join("notes"))?;
     let mut inputs =
         [Format::ChatJsonl.read(&dir.join("chat.jsonl"))?, Format::Mbox.read(&dir.join("mail.mbox"))?, notes];
     // Re-dated so the story ends now (the engine's clock: `--now` applies): "what went wrong
