@@ -5,6 +5,7 @@ mod concurrency;
 mod extraction;
 mod fuzz;
 mod hostile;
+mod mail;
 mod privacy;
 mod registry;
 mod snippet;
