@@ -155,7 +155,10 @@ fn date(raw: &RawMessage, msg: &Message<'_>) -> Result<i64, LineErr> {
                 let start = (h.offset_start as usize).min(raw.bytes.len());
                 let end = (h.offset_end as usize).clamp(start, raw.bytes.len());
                 let value = String::from_utf8_lossy(&raw.bytes[start..end]);
-                Err((raw.line_at(h.offset_field as usize), format!("unreadable Date header `{}`", clip(value.trim(), 60))))
+                Err((
+                    raw.line_at(h.offset_field as usize),
+                    format!("unreadable Date header `{}`", clip(value.trim(), 60)),
+                ))
             }
         },
         None => separator_date(&raw.separator).ok_or_else(|| no_date(raw)),
