@@ -127,13 +127,13 @@ mod tests {
 
     #[test]
     fn separators_escapes_and_line_numbers() {
-        let text = "\nFrom a Tue May  2 09:14:00 2023\nA: 1\n\n>From x\n>>From y\n>Fromage\n\nFrom what I hear\n\
+        let text = "\nFrom a Tue May  2 09:14:00 2023\nA: 1\n\n>From x\n>>From y\n>Fromage\n\nFrom what I hear\n\n\
                     From b Tue May  2 09:15:00 2023\r\nB: 2\n";
         let got = split(text);
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].0, 2);
-        assert_eq!(got[0].2, "A: 1\n\nFrom x\n>From y\n>Fromage\n\nFrom what I hear\n");
-        assert_eq!((got[1].0, got[1].1.as_str(), got[1].2.as_str()), (10, "From b Tue May  2 09:15:00 2023", "B: 2\n"));
+        assert_eq!(got[0].2, "A: 1\n\nFrom x\n>From y\n>Fromage\n\nFrom what I hear\n\n", "not a separator: no date");
+        assert_eq!((got[1].0, got[1].1.as_str(), got[1].2.as_str()), (11, "From b Tue May  2 09:15:00 2023", "B: 2\n"));
         let m = RawMessage { start: 2, separator: String::new(), bytes: got[0].2.clone().into_bytes() };
         assert_eq!(m.line_at(0), 3);
         assert_eq!(m.line_at(6), 5, "the first byte after `A: 1\\n\\n` is on line 5");
