@@ -7,6 +7,7 @@ mod demo_questions;
 mod extraction;
 mod fuzz;
 mod hostile;
+mod mail;
 mod privacy;
 mod registry;
 mod snippet;
