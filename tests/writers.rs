@@ -291,3 +291,73 @@ fn a_lock_timeout_that_is_not_a_number_is_refused_by_name() {
     assert!(run.err.contains(memtree::LOCK_TIMEOUT_ENV) && run.err.contains("soon"), "{}", run.err);
     assert!(!tmp.path().join("store").exists(), "nothing is created before the options are read");
 }
+
+/// An embedder that blocks until the test lets it go: a write held open for as long as the
+/// test needs, with no timing involved.
+struct GatedEmbedder {
+    inner: HashEmbedder,
+    started: Mutex<Option<mpsc::Sender<()>>>,
+    gate: Mutex<mpsc::Receiver<()>>,
+}
+
+impl Embedder for GatedEmbedder {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
+        // Only the held write blocks (open embeds what the CLI's import left without vectors).
+        let held = texts.iter().any(|t| t.contains("holds open"));
+        if held && let Some(tx) = self.started.lock().unwrap().take() {
+            let _ = tx.send(());
+            // Bounded, so that a failing test ends instead of hanging.
+            let _ = self.gate.lock().unwrap().recv_timeout(Duration::from_secs(120));
+        }
+        self.inner.embed(texts)
+    }
+}
+
+#[test]
+fn reads_from_the_cli_never_wait_for_a_write() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    let chat = tmp.path().join("chat.jsonl");
+    write_chat(&chat, 3);
+    assert_eq!(memtree(&store, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()], None).code, Some(0));
+    let (started_tx, started_rx) = mpsc::channel();
+    let (open_gate, gate) = mpsc::channel();
+    let gated = GatedEmbedder {
+        inner: HashEmbedder::new(32),
+        started: Mutex::new(Some(started_tx)),
+        gate: Mutex::new(gate),
+    };
+    let opts = OpenOptions { embedder: Some(Arc::new(gated)), ..OpenOptions::default() };
+    let mut mem = Memory::open_with(&store, opts).unwrap();
+    let msg = ChatMessage {
+        source_id: "slack:#held".into(),
+        author: "Ada".into(),
+        ts_ms: 1_683_000_000_000,
+        text: "A write the test holds open".into(),
+        source_ref: None,
+        participants: Vec::new(),
+        tags: Vec::new(),
+        role: Role::Person,
+    };
+    let held = std::thread::spawn(move || mem.ingest([Item::Chat(msg)]).map(|r| r.leaves));
+    started_rx.recv_timeout(Duration::from_secs(30)).expect("the held write started");
+    // With a lock timeout far longer than the test, a read that waited for the lock would still
+    // be waiting: each answers from what is committed while the write is held.
+    let walk = r#"{"mode":"walk","query":"survey"}"#;
+    for args in [vec!["stats"], vec!["sources"], vec!["tool", walk]] {
+        let mut cmd = command(MEMTREE, &store, &args);
+        cmd.env(memtree::LOCK_TIMEOUT_ENV, "600000");
+        let read = support::run(cmd, None);
+        assert_eq!(read.code, Some(0), "{args:?}: {}", read.err);
+        assert!(!held.is_finished(), "{args:?} returned only after the write");
+    }
+    open_gate.send(()).unwrap();
+    assert_eq!(held.join().unwrap().unwrap(), 1);
+    assert_eq!(cli_sources(&store), BTreeSet::from(["slack:#held".to_string(), "slack:#survey".to_string()]));
+}

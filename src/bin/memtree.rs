@@ -408,13 +408,28 @@ fn run(cli: &Cli) -> Result<()> {
     // A store this command creates is removed again when its import fails: a mistyped path
     // must not leave an empty store behind.
     let fresh = !dir.exists();
-    let mut mem = match Memory::open_with(&dir, opts.clone()) {
+    // Read commands never wait for another process's write (an import while the assistant
+    // runs): they try the writer lock once and read through a reader when it is taken.
+    let tool_input = match &cli.cmd {
+        Cmd::Tool { json, .. } => Some(json_arg(json)?),
+        _ => None,
+    };
+    let reads_only = match &cli.cmd {
+        Cmd::Stats | Cmd::Sources => true,
+        Cmd::Tool { .. } => !memtree::tool::is_write_call(tool_input.as_deref().unwrap_or_default()),
+        _ => false,
+    };
+    let mut open_opts = opts.clone();
+    if reads_only && !fresh {
+        open_opts.lock_timeout = std::time::Duration::ZERO;
+    }
+    let mut mem = match Memory::open_with(&dir, open_opts) {
         Ok(m) => m,
         // Another process (the assistant) is writing: reads go through a read-only handle.
         Err(memtree::Error::Locked { .. }) if matches!(cli.cmd, Cmd::Tool { .. } | Cmd::Stats | Cmd::Sources) => {
             let reader =
                 MemoryReader::open(&dir, opts).with_context(|| format!("opening store {} read-only", dir.display()))?;
-            return run_read_only(cli, &reader);
+            return run_read_only(cli, &reader, tool_input.as_deref().unwrap_or_default());
         }
         Err(e) => return Err(e).with_context(|| format!("opening store {}", dir.display())),
     };
@@ -433,8 +448,8 @@ fn run(cli: &Cli) -> Result<()> {
             };
             print(cli, &ingest_json(&r))?;
         }
-        Cmd::Tool { json, .. } => {
-            let input = json_arg(json)?;
+        Cmd::Tool { .. } => {
+            let input = tool_input.unwrap_or_default();
             let out = memtree::tool::call_json(&mut mem, &input, &Scope::all())?;
             // Asked after the call, so a write (`ingest_document`) into a new store says nothing.
             if mem.as_reader().is_empty()? {
@@ -495,11 +510,10 @@ fn sources_json(reader: &MemoryReader) -> Result<serde_json::Value> {
 }
 
 /// `tool`, `stats` and `sources` on a store another process holds for writing.
-fn run_read_only(cli: &Cli, reader: &MemoryReader) -> Result<()> {
+fn run_read_only(cli: &Cli, reader: &MemoryReader, input: &str) -> Result<()> {
     match &cli.cmd {
-        Cmd::Tool { json, .. } => {
-            let input = json_arg(json)?;
-            let out = memtree::tool::call_read_json(reader, &input, &Scope::all())
+        Cmd::Tool { .. } => {
+            let out = memtree::tool::call_read_json(reader, input, &Scope::all())
                 .context("the store is open for writing in another process; read modes only")?;
             print(cli, &out)
         }

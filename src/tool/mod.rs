@@ -146,6 +146,12 @@ pub fn call_read_json(mem: &MemoryReader, input: &str, scope: &Scope) -> Result<
     Ok(serde_json::to_value(call_read(mem, req, scope)?)?)
 }
 
+/// True when `input` is a well-formed call of the one mode that writes: a host (the CLI) can
+/// then open a store for reading only, without waiting for another process's write.
+pub fn is_write_call(input: &str) -> bool {
+    parse_input("memory_tree", input).and_then(|v| Request::from_json(&v)).is_ok_and(|r| r.is_write())
+}
+
 /// The tool's one JSON entry point: parse `input`, run it, return the result as JSON.
 pub fn call_json(mem: &mut Memory, input: &str, scope: &Scope) -> Result<Value> {
     let v = parse_input("memory_tree", input)?;
