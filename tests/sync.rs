@@ -369,3 +369,33 @@ fn the_repl_imports_through_the_same_sync_as_the_cli() {
     assert_eq!(listing(&repl), listing(&cli));
     assert_same(&graph(&repl), &graph(&cli), "the REPL's import differs from the CLI's");
 }
+
+/// Without a vault root, two unrelated folders both name their notes from `doc:`: a prune of
+/// one must not take the other's notes for vanished, and a one-file prune is that file only.
+#[test]
+fn a_prune_only_removes_notes_read_from_inside_what_it_imports() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b, s) = (d.path().join("a"), d.path().join("b"), d.path().join("store"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    write(&a, "plan.md", "# Plan\nThe Heron pilot starts in June.\n");
+    write(&a, "a.md", "# A\nA note whose id starts the next ones'.\n");
+    write(&a, "a.md.md", "# Doubled\nA note whose name starts like another's.\n");
+    write(&a, "a.md.tmp.md", "# Tmp\nStays.\n");
+    write(&b, "todo.md", "# Todo\nBook the Lisbon hotel.\n");
+    ingest(&s, &a, &[]);
+    let r = ingest(&s, &b, &["--prune"]);
+    assert_eq!((r["vanished"].clone(), r["pruned"].clone()), (json!([]), json!([])), "{r}");
+    for id in ["doc:plan.md", "doc:a.md", "doc:a.md.md", "doc:a.md.tmp.md", "doc:todo.md"] {
+        assert!(sources(&s).contains(&id.to_string()), "{id} kept: {:?}", sources(&s));
+    }
+    // One file imported with --prune: nothing else under its id prefix is its to prune.
+    let r = ingest(&s, &a.join("a.md"), &["--prune"]);
+    assert_eq!((r["vanished"].clone(), r["unchanged"].as_u64()), (json!([]), Some(1)), "{r}");
+    assert!(sources(&s).contains(&"doc:a.md.md".to_string()) && sources(&s).contains(&"doc:a.md.tmp.md".to_string()));
+    // The folder's own vanished note is still found and pruned.
+    std::fs::remove_file(a.join("plan.md")).unwrap();
+    let r = ingest(&s, &a, &["--prune"]);
+    assert_eq!(r["pruned"], json!(["doc:plan.md"]), "{r}");
+    assert!(sources(&s).contains(&"doc:todo.md".to_string()), "the other folder's note stays");
+}

@@ -328,11 +328,8 @@ fn reads_from_the_cli_never_wait_for_a_write() {
     assert_eq!(memtree(&store, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()], None).code, Some(0));
     let (started_tx, started_rx) = mpsc::channel();
     let (open_gate, gate) = mpsc::channel();
-    let gated = GatedEmbedder {
-        inner: HashEmbedder::new(32),
-        started: Mutex::new(Some(started_tx)),
-        gate: Mutex::new(gate),
-    };
+    let gated =
+        GatedEmbedder { inner: HashEmbedder::new(32), started: Mutex::new(Some(started_tx)), gate: Mutex::new(gate) };
     let opts = OpenOptions { embedder: Some(Arc::new(gated)), ..OpenOptions::default() };
     let mut mem = Memory::open_with(&store, opts).unwrap();
     let msg = ChatMessage {

@@ -439,7 +439,11 @@ fn run(cli: &Cli) -> Result<()> {
             let r = match ingest(&mut mem, *format, path, &opts) {
                 Ok(r) => r,
                 Err(e) => {
-                    if fresh {
+                    // Only a store that still holds nothing: another process (the assistant)
+                    // may have written to it since, or an earlier batch of this import.
+                    let untouched = mem.as_reader().is_empty().unwrap_or(false)
+                        && mem.as_reader().stats().is_ok_and(|s| s.counts.recall_facts == 0);
+                    if fresh && untouched {
                         drop(mem);
                         let _ = std::fs::remove_dir_all(&dir);
                     }

@@ -9,6 +9,7 @@ use crate::ingest::IngestReport;
 use crate::ingest::import::{FileIssue, NoteFolder, Progress};
 use crate::store::StatsReads;
 use std::collections::HashMap;
+use std::path::Path;
 
 /// What a sync did, note by note.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -50,7 +51,16 @@ impl Memory {
         prune: bool,
         mut progress: impl FnMut(Progress),
     ) -> Result<SyncReport> {
-        let stored: HashMap<String, Option<String>> = self.view.store.note_hashes(&folder.scope)?.into_iter().collect();
+        let notes = self.view.store.note_hashes(&folder.scope)?;
+        // Whose a stored note is: only one read from a file inside what this import reads can
+        // vanish from it (a single file must be that file; a note recorded without a file, or
+        // from another folder sharing the id prefix, is left alone).
+        let inside: std::collections::HashSet<String> = notes
+            .iter()
+            .filter(|n| n.file.as_deref().is_some_and(|f| Path::new(f).starts_with(&folder.within)))
+            .map(|n| n.id.clone())
+            .collect();
+        let stored: HashMap<String, Option<String>> = notes.into_iter().map(|n| (n.id, n.hash)).collect();
         let mut report =
             SyncReport { skipped: folder.skipped.iter().map(|(_, f)| f.clone()).collect(), ..SyncReport::default() };
         let mut present: std::collections::HashSet<&str> =
@@ -60,6 +70,7 @@ impl Memory {
             folder.skipped.iter().map(|(id, _)| id.as_str()).filter(|id| id.ends_with('/')).collect();
         let mut vanished: Vec<String> = stored
             .keys()
+            .filter(|id| inside.contains(id.as_str()))
             .filter(|id| !present.contains(id.as_str()) && !unreadable_dirs.iter().any(|d| id.starts_with(d)))
             .cloned()
             .collect();

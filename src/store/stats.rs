@@ -41,6 +41,17 @@ pub struct SourceSummary {
     pub last_ms: Option<i64>,
 }
 
+/// A Markdown note as the store holds it, for a folder sync.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredNote {
+    /// Its source id (`doc:projects/heron.md`).
+    pub id: String,
+    /// The hash of the bytes it was imported from; `None` before hashes were kept.
+    pub hash: Option<String>,
+    /// The file it was read from, as recorded (absolute since folder sync).
+    pub file: Option<String>,
+}
+
 /// Aggregate counts.
 pub trait StatsReads: Reader {
     /// True when the store has a source with this id: one primary-key probe.
@@ -75,13 +86,16 @@ pub trait StatsReads: Reader {
     }
 
     /// The Markdown notes stored under a source-id prefix (`doc:projects/`), each with its
-    /// content hash (`None` when imported before hashes were kept), by id.
-    fn note_hashes(&self, prefix: &str) -> Result<Vec<(String, Option<String>)>> {
+    /// content hash (`None` when imported before hashes were kept) and the file it was read
+    /// from (its leaves' `source_ref`), by id.
+    fn note_hashes(&self, prefix: &str) -> Result<Vec<StoredNote>> {
         let mut stmt = self.conn().prepare_cached(
-            "SELECT source_id, content_hash FROM sources \
-             WHERE provider = 'markdown' AND substr(source_id, 1, length(?1)) = ?1 ORDER BY source_id",
+            "SELECT s.source_id, s.content_hash, \
+               (SELECT n.source_ref FROM nodes n WHERE n.tree_id = 'source:' || s.source_id AND n.level = 0 LIMIT 1) \
+             FROM sources s \
+             WHERE s.provider = 'markdown' AND substr(s.source_id, 1, length(?1)) = ?1 ORDER BY s.source_id",
         )?;
-        let rows = stmt.query_map([prefix], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = stmt.query_map([prefix], |r| Ok(StoredNote { id: r.get(0)?, hash: r.get(1)?, file: r.get(2)? }))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 

@@ -63,13 +63,20 @@ pub struct NoteFolder {
     /// cannot be read this time is not mistaken for one that vanished (a folder that could
     /// not be listed has its id prefix, ending in `/`).
     pub skipped: Vec<(SourceId, FileIssue)>,
+    /// The folder (or the one file) imported, resolved: a stored note counts as vanished only
+    /// when the file it was read from lies inside it (another folder's notes, which may share
+    /// the id prefix when no vault root is known, are never pruned by this import).
+    pub within: PathBuf,
 }
 
 /// Read every note under `dir` (recursively, sorted by path) as a document; a single file
 /// path is accepted too. All-or-nothing: the first unreadable note fails the read. Front
 /// matter is removed and dates the note (see [`read_notes`]).
 pub fn read_markdown_dir(dir: &Path) -> Result<Vec<Document>> {
-    let folder = read_notes(dir, &NoteOptions { root: None, strict: true })?;
+    // Ids relative to the folder given, as this reader always named them (no vault search:
+    // the demo's and the harness's ids must not depend on where the checkout sits).
+    let root = if dir.is_file() { dir.parent().map(Path::to_path_buf) } else { Some(dir.to_path_buf()) };
+    let folder = read_notes(dir, &NoteOptions { root, strict: true })?;
     Ok(folder.notes.into_iter().map(|n| n.doc).collect())
 }
 
@@ -125,7 +132,7 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
         collect(path, &mut files, &mut unlisted, opts.strict)?;
     }
     files.sort();
-    let mut out = NoteFolder { root: root.clone(), scope, notes: Vec::new(), skipped: Vec::new() };
+    let mut out = NoteFolder { root: root.clone(), scope, notes: Vec::new(), skipped: Vec::new(), within: abs.clone() };
     // A folder that could not be listed: its id prefix (ending in `/`) keeps every note
     // stored under it from counting as vanished.
     for (dir, reason) in unlisted {
@@ -133,7 +140,9 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
     }
     for f in files {
         let id = id_of(&f);
-        match read_note(&f, id.clone()) {
+        // The note records the file it came from, resolved, so a later sync can tell whose it is.
+        let resolved = abs_base.join(f.strip_prefix(base).unwrap_or(&f));
+        match read_note(&f, &resolved, id.clone()) {
             Ok(Some(n)) => out.notes.push(n),
             Ok(None) => {}
             Err(e) if !opts.strict => {
@@ -153,7 +162,7 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
 }
 
 /// One note file as a [`Note`]; `None` when it is empty.
-fn read_note(f: &Path, id: String) -> Result<Option<Note>> {
+fn read_note(f: &Path, resolved: &Path, id: String) -> Result<Option<Note>> {
     let text = read_utf8(f)?;
     let hash = blake3::hash(text.as_bytes()).to_hex().to_string();
     let fm = frontmatter::parse(&text);
@@ -179,7 +188,7 @@ fn read_note(f: &Path, id: String) -> Result<Option<Note>> {
         title,
         body,
         modified_ms: Some(modified_ms),
-        source_ref: Some(f.to_string_lossy().into_owned()),
+        source_ref: Some(resolved.to_string_lossy().into_owned()),
         provider: Some("markdown".into()),
     };
     // Validate now: nothing is written before every note is read, so a note that ingest
