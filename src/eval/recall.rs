@@ -6,7 +6,8 @@
 use super::corpus::{Sample, evidence_key};
 use crate::error::Result;
 use crate::ingest::import::locomo::dia_id_of;
-use crate::memory::Memory;
+use crate::ingest::import::Format;
+use crate::memory::{ImportOptions, Memory};
 use crate::options::OpenOptions;
 use crate::reader::MemoryReader;
 use crate::retrieval::{Fusion, Scope, WalkArgs, WalkParams, walk};
@@ -161,7 +162,12 @@ pub fn run(
                 }
                 Sample::Files(f) => {
                     for file in &f.files {
-                        mem.import(file.format, &file.path, |_| {})?;
+                        // Notes named relative to the folder the corpus gives, never to a vault
+                        // found above it: the evidence ids (`doc:team.md`) must not depend on
+                        // where the corpus sits.
+                        let root = (file.format == Format::Markdown).then(|| file.path.clone());
+                        let opts = ImportOptions { root, ..ImportOptions::default() };
+                        mem.import_with(file.format, &file.path, &opts, |_| {})?;
                     }
                 }
             }
