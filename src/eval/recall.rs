@@ -5,8 +5,8 @@
 
 use super::corpus::{Sample, evidence_key};
 use crate::error::Result;
-use crate::ingest::import::locomo::dia_id_of;
 use crate::ingest::import::Format;
+use crate::ingest::import::locomo::dia_id_of;
 use crate::memory::{ImportOptions, Memory};
 use crate::options::OpenOptions;
 use crate::reader::MemoryReader;
