@@ -3,14 +3,15 @@
 //! `explain.time_window`) and lifts what falls inside; a bad `--now` is a usage error. Runs
 //! without the dense model.
 
+#[path = "support/mcp_client.rs"]
+mod mcp_client;
 #[path = "support/cli.rs"]
 mod support;
 
+use mcp_client::McpClient;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::Stdio;
-use support::{MEMTREE, command, memtree};
+use support::memtree;
 
 /// Two failures three weeks apart, worded alike so that BM25 cannot tell them apart (each
 /// alone in its channel: no neighbour or summary favours one), and a message about lunch.
@@ -79,37 +80,14 @@ fn a_bad_now_is_a_usage_error_naming_the_forms() {
 fn the_mcp_server_takes_now_too() {
     let dir = tempfile::tempdir().unwrap();
     let store = store_with_chat(dir.path());
-    let mut child = command(MEMTREE, &store, &["--now", "2023-04-26", "mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+    let mut mcp = McpClient::spawn(&store, &["--now", "2023-04-26"]);
+    let out = mcp
+        .call("memory_tree", serde_json::json!({"mode": "walk", "query": "what failed last week?", "limit": 3}))
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |s: &str| {
-        stdin.write_all(s.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
-    );
-    let init: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    assert_eq!(init["id"], 1, "{init}");
-    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    send(
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_tree","arguments":{"mode":"walk","query":"what failed last week?","limit":3}}}"#,
-    );
-    let call: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    assert_ne!(call["result"]["isError"], true, "{call}");
-    let out: Value = serde_json::from_str(call["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
     let hit = &out["hits"][0];
     assert_eq!(
         hit["explain"]["time_window"],
         serde_json::json!(["2023-04-17T00:00:00.000Z", "2023-04-23T23:59:59.999Z"])
     );
     assert!(hit["content"].as_str().unwrap().contains("disk quota"), "{hit}");
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
 }

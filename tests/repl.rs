@@ -5,33 +5,8 @@
 #[path = "support/cli.rs"]
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
-
-/// The example binary, built (or found up to date) by the cargo running this test: examples
-/// are not built for `cargo test --test repl` alone, and cargo gives tests no path to them.
-fn repl_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "--example", "repl", "--message-format=json-render-diagnostics"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stderr(Stdio::inherit());
-        if !cfg!(debug_assertions) {
-            cmd.arg("--release");
-        }
-        let out = cmd.output().expect("running cargo build --example repl");
-        assert!(out.status.success(), "cargo build --example repl failed");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "repl")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reported no executable for the repl example")
-    })
-}
+use std::path::Path;
+use support::repl_bin;
 
 /// A piped session: `input` on stdin, then end of input.
 fn repl(store: &Path, extra: &[&str], input: &str) -> support::Run {

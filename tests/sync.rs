@@ -10,7 +10,7 @@ mod support;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use support::memtree;
+use support::{memtree, repl_bin};
 
 /// 2023-05-13T00:00:00Z, epoch ms, and as `memtree sources` prints it.
 const MAY_13: &str = "2023-05-13T00:00:00.000Z";
@@ -328,27 +328,6 @@ fn front_matter_is_metadata_and_dates_the_note() {
     assert_eq!(source(&s, "doc:2023-05-13 Standup.md")["first"], MAY_13);
     // Malformed front matter: the note is imported as it is.
     assert!(contents(&s, "doc:broken.md").contains("date: [unclosed"));
-}
-
-/// The example REPL, built (or found up to date) by the cargo running this test, as
-/// tests/repl.rs builds it: cargo gives tests no path to an example.
-fn repl_bin() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = std::process::Command::new(cargo);
-    cmd.args(["build", "--quiet", "--example", "repl", "--message-format=json-render-diagnostics"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stderr(std::process::Stdio::inherit());
-    if !cfg!(debug_assertions) {
-        cmd.arg("--release");
-    }
-    let out = cmd.output().expect("running cargo build --example repl");
-    assert!(out.status.success(), "cargo build --example repl failed");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "repl")
-        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reported no executable for the repl example")
 }
 
 #[test]

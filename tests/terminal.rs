@@ -19,34 +19,10 @@ mod table;
 
 use console::measure_text_width;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::process::Command;
 use std::time::{Duration, Instant};
+use support::repl_bin;
 use table::{Column, Table};
-
-/// The example binary, built (or found up to date) by the cargo running this test, as
-/// `tests/repl.rs` finds it: cargo gives tests no path to examples.
-fn repl_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "--example", "repl", "--message-format=json-render-diagnostics"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stderr(Stdio::inherit());
-        if !cfg!(debug_assertions) {
-            cmd.arg("--release");
-        }
-        let out = cmd.output().expect("running cargo build --example repl");
-        assert!(out.status.success(), "cargo build --example repl failed");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "repl")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reported no executable for the repl example")
-    })
-}
 
 /// Whether tmux can run here; when it cannot, the reason was printed (or, under
 /// `MEMTREE_REQUIRE_TMUX`, the test fails).

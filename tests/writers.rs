@@ -4,90 +4,20 @@
 //! does), so the test needs no SDK. A writer that cannot get the lock within its timeout gets a
 //! clear error naming the time it waited.
 
+#[path = "support/mcp_client.rs"]
+mod mcp_client;
 #[path = "support/cli.rs"]
 mod support;
 
+use mcp_client::McpClient;
 use memtree::{ChatMessage, Embedder, HashEmbedder, Item, Memory, OpenOptions, Role};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 use support::{MEMTREE, command, memtree};
-
-/// A minimal MCP client over a spawned `memtree mcp`.
-struct McpClient {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
-
-impl McpClient {
-    fn spawn(store: &Path) -> McpClient {
-        let mut child = command(MEMTREE, store, &["mcp"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawning memtree mcp");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut c = McpClient { child, stdin, stdout, next_id: 1 };
-        let init = c.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "writers-test", "version": "0"}}),
-        );
-        assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
-        c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        c
-    }
-
-    fn send(&mut self, msg: &Value) {
-        writeln!(self.stdin, "{msg}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// One request; the response with its id (notifications in between are skipped).
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).unwrap();
-            assert!(n > 0, "the MCP server closed stdout while {method} #{id} was pending");
-            let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
-            if msg["id"] == json!(id) {
-                return msg;
-            }
-        }
-    }
-
-    /// A tool call: the tool's JSON result, or the error text (a tool error or a protocol one).
-    fn call(&mut self, tool: &str, args: Value) -> Result<Value, String> {
-        let msg = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        if !msg["error"].is_null() {
-            return Err(format!("protocol error: {}", msg["error"]));
-        }
-        let text = msg["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string();
-        if msg["result"]["isError"] == json!(true) {
-            return Err(text);
-        }
-        serde_json::from_str(&text).map_err(|e| format!("tool result is not JSON ({e}): {text}"))
-    }
-}
-
-impl Drop for McpClient {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// `count` Markdown notes, each naming its own made-up word (`tern0017`), so that a walk can
 /// tell whether one of them is visible.
@@ -142,7 +72,7 @@ fn the_assistant_and_the_user_both_write() {
     write_notes(&notes, NOTES);
     write_chat(&chat, MESSAGES);
 
-    let mcp = Arc::new(Mutex::new(McpClient::spawn(&store)));
+    let mcp = Arc::new(Mutex::new(McpClient::spawn(&store, &[])));
     // The assistant, meanwhile: walks in a loop, and now and then writes a note of its own.
     let stop = Arc::new(AtomicBool::new(false));
     let (done_tx, done_rx) = mpsc::channel();
@@ -218,14 +148,25 @@ fn the_assistant_and_the_user_both_write() {
     assert!(got.to_string().contains("north shore"), "{got}");
 }
 
-/// An embedder that takes its time, so that a write holds the writer lock for a while; says
-/// when the write has started.
-struct SlowEmbedder {
-    inner: HashEmbedder,
-    started: Mutex<Option<mpsc::Sender<()>>>,
+/// How a [`HeldEmbedder`] holds the write that calls it.
+enum Hold {
+    /// Every matching call sleeps this long.
+    For(Duration),
+    /// The first matching call waits until the test sends on the gate (bounded, so that a
+    /// failing test ends instead of hanging): a write held open with no timing involved.
+    UntilGate(Mutex<mpsc::Receiver<()>>),
 }
 
-impl Embedder for SlowEmbedder {
+/// An embedder that holds the write embedding texts containing `marker` (all texts for `""`),
+/// telling the test once it has started.
+struct HeldEmbedder {
+    inner: HashEmbedder,
+    marker: &'static str,
+    started: Mutex<Option<mpsc::Sender<()>>>,
+    hold: Hold,
+}
+
+impl Embedder for HeldEmbedder {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -233,10 +174,16 @@ impl Embedder for SlowEmbedder {
         self.inner.dim()
     }
     fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
-        if let Some(tx) = self.started.lock().unwrap().take() {
-            let _ = tx.send(());
+        if texts.iter().any(|t| t.contains(self.marker)) {
+            let first = self.started.lock().unwrap().take().map(|tx| tx.send(())).is_some();
+            match &self.hold {
+                Hold::For(d) => std::thread::sleep(*d),
+                Hold::UntilGate(gate) if first => {
+                    let _ = gate.lock().unwrap().recv_timeout(Duration::from_secs(120));
+                }
+                Hold::UntilGate(_) => {}
+            }
         }
-        std::thread::sleep(Duration::from_millis(2500));
         self.inner.embed(texts)
     }
 }
@@ -248,7 +195,12 @@ fn a_second_writer_waits_its_turn_and_gives_up_after_the_timeout() {
     let chat = tmp.path().join("chat.jsonl");
     write_chat(&chat, 3);
     let (started_tx, started_rx) = mpsc::channel();
-    let slow = SlowEmbedder { inner: HashEmbedder::new(32), started: Mutex::new(Some(started_tx)) };
+    let slow = HeldEmbedder {
+        inner: HashEmbedder::new(32),
+        marker: "",
+        started: Mutex::new(Some(started_tx)),
+        hold: Hold::For(Duration::from_millis(2500)),
+    };
     let opts = OpenOptions { embedder: Some(Arc::new(slow)), ..OpenOptions::default() };
     let mut mem = Memory::open_with(&store, opts).unwrap();
     let msg = ChatMessage {
@@ -292,33 +244,6 @@ fn a_lock_timeout_that_is_not_a_number_is_refused_by_name() {
     assert!(!tmp.path().join("store").exists(), "nothing is created before the options are read");
 }
 
-/// An embedder that blocks until the test lets it go: a write held open for as long as the
-/// test needs, with no timing involved.
-struct GatedEmbedder {
-    inner: HashEmbedder,
-    started: Mutex<Option<mpsc::Sender<()>>>,
-    gate: Mutex<mpsc::Receiver<()>>,
-}
-
-impl Embedder for GatedEmbedder {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
-        // Only the held write blocks (open embeds what the CLI's import left without vectors).
-        let held = texts.iter().any(|t| t.contains("holds open"));
-        if held && let Some(tx) = self.started.lock().unwrap().take() {
-            let _ = tx.send(());
-            // Bounded, so that a failing test ends instead of hanging.
-            let _ = self.gate.lock().unwrap().recv_timeout(Duration::from_secs(120));
-        }
-        self.inner.embed(texts)
-    }
-}
-
 #[test]
 fn reads_from_the_cli_never_wait_for_a_write() {
     let tmp = tempfile::tempdir().unwrap();
@@ -328,8 +253,13 @@ fn reads_from_the_cli_never_wait_for_a_write() {
     assert_eq!(memtree(&store, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()], None).code, Some(0));
     let (started_tx, started_rx) = mpsc::channel();
     let (open_gate, gate) = mpsc::channel();
-    let gated =
-        GatedEmbedder { inner: HashEmbedder::new(32), started: Mutex::new(Some(started_tx)), gate: Mutex::new(gate) };
+    // Only the held write blocks (open embeds what the CLI's import left without vectors).
+    let gated = HeldEmbedder {
+        inner: HashEmbedder::new(32),
+        marker: "holds open",
+        started: Mutex::new(Some(started_tx)),
+        hold: Hold::UntilGate(Mutex::new(gate)),
+    };
     let opts = OpenOptions { embedder: Some(Arc::new(gated)), ..OpenOptions::default() };
     let mut mem = Memory::open_with(&store, opts).unwrap();
     let msg = ChatMessage {

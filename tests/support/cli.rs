@@ -61,3 +61,28 @@ pub fn run(mut cmd: Command, stdin: Option<&str>) -> Run {
 pub fn memtree<A: AsRef<OsStr>>(store: &Path, args: &[A], stdin: Option<&str>) -> Run {
     run(command(MEMTREE, store, args), stdin)
 }
+
+/// The REPL example's binary, built (or found up to date) by the cargo running this test:
+/// examples are not built for `cargo test --test repl` alone, and cargo gives tests no path
+/// to them.
+pub fn repl_bin() -> &'static Path {
+    static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = std::process::Command::new(cargo);
+        cmd.args(["build", "--quiet", "--example", "repl", "--message-format=json-render-diagnostics"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stderr(std::process::Stdio::inherit());
+        if !cfg!(debug_assertions) {
+            cmd.arg("--release");
+        }
+        let out = cmd.output().expect("running cargo build --example repl");
+        assert!(out.status.success(), "cargo build --example repl failed");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "repl")
+            .find_map(|m| m["executable"].as_str().map(std::path::PathBuf::from))
+            .expect("cargo reported no executable for the repl example")
+    })
+}
