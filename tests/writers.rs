@@ -148,6 +148,29 @@ fn the_assistant_and_the_user_both_write() {
     assert!(got.to_string().contains("north shore"), "{got}");
 }
 
+/// One chat message written into `store` on a thread, through a handle whose embedder holds
+/// the write: the number of leaves written, when it ends.
+fn held_write(
+    store: &Path,
+    embedder: HeldEmbedder,
+    source_id: &str,
+    text: &str,
+) -> std::thread::JoinHandle<memtree::Result<usize>> {
+    let opts = OpenOptions { embedder: Some(Arc::new(embedder)), ..OpenOptions::default() };
+    let mut mem = Memory::open_with(store, opts).unwrap();
+    let msg = ChatMessage {
+        source_id: source_id.into(),
+        author: "Ada".into(),
+        ts_ms: 1_683_000_000_000,
+        text: text.into(),
+        source_ref: None,
+        participants: Vec::new(),
+        tags: Vec::new(),
+        role: Role::Person,
+    };
+    std::thread::spawn(move || mem.ingest([Item::Chat(msg)]).map(|r| r.leaves))
+}
+
 /// How a [`HeldEmbedder`] holds the write that calls it.
 enum Hold {
     /// Every matching call sleeps this long.
@@ -201,19 +224,7 @@ fn a_second_writer_waits_its_turn_and_gives_up_after_the_timeout() {
         started: Mutex::new(Some(started_tx)),
         hold: Hold::For(Duration::from_millis(2500)),
     };
-    let opts = OpenOptions { embedder: Some(Arc::new(slow)), ..OpenOptions::default() };
-    let mut mem = Memory::open_with(&store, opts).unwrap();
-    let msg = ChatMessage {
-        source_id: "slack:#slow".into(),
-        author: "Ada".into(),
-        ts_ms: 1_683_000_000_000,
-        text: "A slow write holds the lock".into(),
-        source_ref: None,
-        participants: Vec::new(),
-        tags: Vec::new(),
-        role: Role::Person,
-    };
-    let slow_write = std::thread::spawn(move || mem.ingest([Item::Chat(msg)]).map(|r| r.leaves));
+    let slow_write = held_write(&store, slow, "slack:#slow", "A slow write holds the lock");
     started_rx.recv_timeout(Duration::from_secs(30)).expect("the slow write started");
 
     // A writer with a 200 ms timeout gives up with a clear error naming the wait, and writes
@@ -260,19 +271,7 @@ fn reads_from_the_cli_never_wait_for_a_write() {
         started: Mutex::new(Some(started_tx)),
         hold: Hold::UntilGate(Mutex::new(gate)),
     };
-    let opts = OpenOptions { embedder: Some(Arc::new(gated)), ..OpenOptions::default() };
-    let mut mem = Memory::open_with(&store, opts).unwrap();
-    let msg = ChatMessage {
-        source_id: "slack:#held".into(),
-        author: "Ada".into(),
-        ts_ms: 1_683_000_000_000,
-        text: "A write the test holds open".into(),
-        source_ref: None,
-        participants: Vec::new(),
-        tags: Vec::new(),
-        role: Role::Person,
-    };
-    let held = std::thread::spawn(move || mem.ingest([Item::Chat(msg)]).map(|r| r.leaves));
+    let held = held_write(&store, gated, "slack:#held", "A write the test holds open");
     started_rx.recv_timeout(Duration::from_secs(30)).expect("the held write started");
     // With a lock timeout far longer than the test, a read that waited for the lock would still
     // be waiting: each answers from what is committed while the write is held.
