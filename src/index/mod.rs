@@ -71,6 +71,10 @@ pub struct IndexDoc<'a> {
 /// term table and arena grow into it as documents arrive, they are not allocated up front).
 const WRITER_BUDGET: usize = 64_000_000;
 
+/// How long a write retries tantivy's writer lock once it holds the store's (see
+/// [`FullTextIndex::begin`]).
+const TANTIVY_LOCK_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl FullTextIndex {
     /// Open the index under `store_dir`, creating it when absent. An index whose files are
     /// unreadable or whose schema differs is wiped and recreated empty: it is derived data,
@@ -108,13 +112,28 @@ impl FullTextIndex {
     }
 
     /// Open the writer for one write. The caller holds the store's writer lock, so tantivy's
-    /// own lock is free unless a process of an older build holds the store open.
+    /// own lock is free unless a process of an older build holds the store open, or the
+    /// previous writer's lock file is still being let go: the previous holder of the store's
+    /// lock may release it a moment before tantivy's (its writer's last references drop after
+    /// it), so a lock failure is retried for a short grace period rather than failing a write
+    /// that waited its turn.
     pub fn begin(&self) -> Result<IndexWrite> {
-        let writer = self.handle.index.writer_with_num_threads(1, WRITER_BUDGET).map_err(|e| match e {
-            tantivy::TantivyError::LockFailure(..) => Error::Locked { path: self.store_dir.clone(), waited_ms: 0 },
-            other => Error::Index(other),
-        })?;
-        Ok(IndexWrite { handle: self.handle.clone(), writer })
+        let start = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            match self.handle.index.writer_with_num_threads(1, WRITER_BUDGET) {
+                Ok(writer) => return Ok(IndexWrite { handle: self.handle.clone(), writer }),
+                Err(tantivy::TantivyError::LockFailure(..)) if start.elapsed() < TANTIVY_LOCK_GRACE => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(100));
+                }
+                Err(tantivy::TantivyError::LockFailure(..)) => {
+                    let waited_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    return Err(Error::Locked { path: self.store_dir.clone(), waited_ms });
+                }
+                Err(other) => return Err(Error::Index(other)),
+            }
+        }
     }
 }
 
