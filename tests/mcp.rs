@@ -176,7 +176,10 @@ fn the_python_sdk_client_lists_and_calls_the_tools() {
     assert!(description.contains("memory_tree") && description.contains("memory_recall"), "{description}");
     assert_eq!(listed["arguments"], serde_json::json!([{"name": "request", "required": false}]));
     let messages = r["get_prompt"]["messages"].as_array().unwrap();
-    assert_eq!(messages.len(), 1, "{messages:?}");
+    // The strategy, then the engine's clock (the store here runs on the system clock).
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    let clock = messages[1]["text"].as_str().unwrap();
+    assert!(clock.contains("Now is ") && clock.contains("since_ms"), "{clock}");
     assert_eq!(messages[0]["role"], "user");
     let text = messages[0]["text"].as_str().unwrap();
     for m in memtree::tool::MODE_NAMES {

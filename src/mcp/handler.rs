@@ -132,7 +132,8 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        match prompt::get(&request.name, request.arguments.as_ref()) {
+        let now_ms = self.mem.lock().unwrap_or_else(PoisonError::into_inner).as_reader().now_ms();
+        match prompt::get(&request.name, request.arguments.as_ref(), now_ms) {
             Ok(r) => Ok(r.into()),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         }

@@ -33,10 +33,17 @@ pub fn prompts() -> Vec<Prompt> {
     ]
 }
 
-/// The prompt `name` with `arguments`: one user message, the strategy (and the request, when
-/// given). An unknown name or argument, or a request that is not a string, is
-/// [`Error::InvalidArgument`] (the handler answers it as a JSON-RPC invalid-params error).
-pub fn get(name: &str, arguments: Option<&serde_json::Map<String, serde_json::Value>>) -> Result<GetPromptResult> {
+/// The prompt `name` with `arguments`, as of the engine's clock `now_ms`: the strategy (and
+/// the request, when given), then a second message with the engine's now, since a model
+/// cannot turn "the last 24 hours" into `cover_window`'s `since_ms`/`until_ms` without it
+/// (and the store may run on a fixed `--now`). An unknown name or argument, or a request that
+/// is not a string, is [`Error::InvalidArgument`] (the handler answers it as a JSON-RPC
+/// invalid-params error).
+pub fn get(
+    name: &str,
+    arguments: Option<&serde_json::Map<String, serde_json::Value>>,
+    now_ms: i64,
+) -> Result<GetPromptResult> {
     if name != MEMORY_AGENT {
         return Err(Error::invalid("name", format!("unknown prompt `{name}`; this server has {MEMORY_AGENT}")));
     }
@@ -55,7 +62,21 @@ pub fn get(name: &str, arguments: Option<&serde_json::Map<String, serde_json::Va
         }
     }
     let description = prompts().remove(0).description.unwrap_or_default();
-    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).with_description(description))
+    let messages = vec![PromptMessage::new_text(Role::User, text), PromptMessage::new_text(Role::User, clock(now_ms))];
+    Ok(GetPromptResult::new(messages).with_description(description))
+}
+
+/// The engine's now, for relative requests.
+fn clock(now_ms: i64) -> String {
+    let when = chrono::DateTime::from_timestamp_millis(now_ms)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .unwrap_or_else(|| now_ms.to_string());
+    format!(
+        "## The engine's clock\n\nNow is {when} (epoch ms {now_ms}). Relative requests (\"the last 24 hours\", \
+         \"last week\") are relative to it: `cover_window` takes `since_ms`/`until_ms` in epoch ms \
+         (the last 24 hours: since_ms = {}, until_ms = {now_ms}); `walk` reads such words in the question itself.",
+        now_ms.saturating_sub(86_400_000)
+    )
 }
 
 #[cfg(test)]
@@ -82,12 +103,18 @@ mod tests {
             rmcp::model::ContentBlock::Text(t) => t.text.clone(),
             other => panic!("{other:?}"),
         };
-        let plain = get(MEMORY_AGENT, None).unwrap();
+        const NOW: i64 = 1_685_059_200_000; // 2023-05-26T00:00:00Z
+        let plain = get(MEMORY_AGENT, None, NOW).unwrap();
         assert_eq!(text(&plain), MEMORY_AGENT_TEXT.trim_end());
+        let clock = match &plain.messages[1].content {
+            rmcp::model::ContentBlock::Text(t) => t.text.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert!(clock.contains("Now is 2023-05-26T00:00:00Z") && clock.contains("since_ms = 1684972800000"), "{clock}");
         let args = serde_json::json!({"request": "who is Sam's onboarding buddy?"});
-        let asked = get(MEMORY_AGENT, args.as_object()).unwrap();
+        let asked = get(MEMORY_AGENT, args.as_object(), NOW).unwrap();
         assert!(text(&asked).ends_with("## The request\n\nwho is Sam's onboarding buddy?"), "{}", text(&asked));
-        let refused = |name: &str, args: serde_json::Value| match get(name, args.as_object()) {
+        let refused = |name: &str, args: serde_json::Value| match get(name, args.as_object(), NOW) {
             Err(Error::InvalidArgument { field, reason }) => (field, reason),
             other => panic!("{other:?}"),
         };
