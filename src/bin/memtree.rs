@@ -410,13 +410,14 @@ fn run(cli: &Cli) -> Result<()> {
     let fresh = !dir.exists();
     // Read commands never wait for another process's write (an import while the assistant
     // runs): they try the writer lock once and read through a reader when it is taken.
-    let tool_input = match &cli.cmd {
-        Cmd::Tool { json, .. } => Some(json_arg(json)?),
+    // The call is parsed once, here; a malformed one still fails where it did, after the open.
+    let tool_call = match &cli.cmd {
+        Cmd::Tool { json, .. } => Some(memtree::tool::parse_call(&json_arg(json)?)),
         _ => None,
     };
     let reads_only = match &cli.cmd {
         Cmd::Stats | Cmd::Sources => true,
-        Cmd::Tool { .. } => !memtree::tool::is_write_call(tool_input.as_deref().unwrap_or_default()),
+        Cmd::Tool { .. } => !tool_call.as_ref().is_some_and(|c| c.as_ref().is_ok_and(|r| r.is_write())),
         _ => false,
     };
     let mut open_opts = opts.clone();
@@ -429,7 +430,7 @@ fn run(cli: &Cli) -> Result<()> {
         Err(memtree::Error::Locked { .. }) if matches!(cli.cmd, Cmd::Tool { .. } | Cmd::Stats | Cmd::Sources) => {
             let reader =
                 MemoryReader::open(&dir, opts).with_context(|| format!("opening store {} read-only", dir.display()))?;
-            return run_read_only(cli, &reader, tool_input.as_deref().unwrap_or_default());
+            return run_read_only(cli, &reader, tool_call);
         }
         Err(e) => return Err(e).with_context(|| format!("opening store {}", dir.display())),
     };
@@ -453,8 +454,8 @@ fn run(cli: &Cli) -> Result<()> {
             print(cli, &ingest_json(&r))?;
         }
         Cmd::Tool { .. } => {
-            let input = tool_input.unwrap_or_default();
-            let out = memtree::tool::call_json(&mut mem, &input, &Scope::all())?;
+            let req = tool_call.context("a tool command carries its call")??;
+            let out = serde_json::to_value(memtree::tool::call(&mut mem, req, &Scope::all())?)?;
             // Asked after the call, so a write (`ingest_document`) into a new store says nothing.
             if mem.as_reader().is_empty()? {
                 // Say why every read comes back empty; the answer itself stays the JSON a
@@ -514,12 +515,18 @@ fn sources_json(reader: &MemoryReader) -> Result<serde_json::Value> {
 }
 
 /// `tool`, `stats` and `sources` on a store another process holds for writing.
-fn run_read_only(cli: &Cli, reader: &MemoryReader, input: &str) -> Result<()> {
+fn run_read_only(
+    cli: &Cli,
+    reader: &MemoryReader,
+    call: Option<memtree::Result<memtree::tool::Request>>,
+) -> Result<()> {
     match &cli.cmd {
         Cmd::Tool { .. } => {
-            let out = memtree::tool::call_read_json(reader, input, &Scope::all())
+            let out = call
+                .context("a tool command carries its call")?
+                .and_then(|req| memtree::tool::call_read(reader, req, &Scope::all()))
                 .context("the store is open for writing in another process; read modes only")?;
-            print(cli, &out)
+            print(cli, &serde_json::to_value(out)?)
         }
         Cmd::Stats => print(cli, &serde_json::to_value(reader.stats()?)?),
         Cmd::Sources => print(cli, &sources_json(reader)?),

@@ -141,22 +141,20 @@ fn read_mode(mem: &MemoryReader, req: Request, scope: &Scope) -> Result<Response
 
 /// [`call_json`] for a reader: read modes only (`ingest_document` is refused).
 pub fn call_read_json(mem: &MemoryReader, input: &str, scope: &Scope) -> Result<Value> {
-    let v = parse_input("memory_tree", input)?;
-    let req = Request::from_json(&v)?;
-    Ok(serde_json::to_value(call_read(mem, req, scope)?)?)
-}
-
-/// True when `input` is a well-formed call of the one mode that writes: a host (the CLI) can
-/// then open a store for reading only, without waiting for another process's write.
-pub fn is_write_call(input: &str) -> bool {
-    parse_input("memory_tree", input).and_then(|v| Request::from_json(&v)).is_ok_and(|r| r.is_write())
+    Ok(serde_json::to_value(call_read(mem, parse_call(input)?, scope)?)?)
 }
 
 /// The tool's one JSON entry point: parse `input`, run it, return the result as JSON.
 pub fn call_json(mem: &mut Memory, input: &str, scope: &Scope) -> Result<Value> {
-    let v = parse_input("memory_tree", input)?;
-    let req = Request::from_json(&v)?;
-    Ok(serde_json::to_value(call(mem, req, scope)?)?)
+    Ok(serde_json::to_value(call(mem, parse_call(input)?, scope)?)?)
+}
+
+/// Parse a `memory_tree` call (oversized or malformed JSON refused with a clear message, then
+/// the request itself): for a host that must know whether a call writes
+/// ([`Request::is_write`]) before it opens the store, and then runs it with [`call`] or
+/// [`call_read`] without parsing it again.
+pub fn parse_call(input: &str) -> Result<Request> {
+    Request::from_json(&parse_input("memory_tree", input)?)
 }
 
 /// Parse a tool input, refusing oversized or malformed JSON with a clear message.
