@@ -34,6 +34,7 @@
 //! | `MEMTREE_BENCH_LOCOMO` | `1` (smoke: `0`) | `0` skips the LoCoMo store |
 //! | `MEMTREE_BENCH_EMBED` | `1` | `0` skips steps 2 and 4 (no model loaded) |
 //! | `MEMTREE_BENCH_MODEL` | `0` | `1`: the LoCoMo store's vectors come from the real model |
+//! | `MEMTREE_BENCH_JSON` | | where the JSON report goes (see below) |
 //! | `MEMTREE_MODEL_DIR`, `MEMTREE_EMBED_THREADS` | | where the model is, ONNX Runtime threads (see `embed`) |
 //!
 //! Without the model files (`bash scripts/fetch-models.sh`) steps 2 and 4 are skipped with a
@@ -41,9 +42,47 @@
 //! MEMTREE_BENCH_QUESTIONS=50 cargo bench --bench latency` took 25 min on two shared cores
 //! (build 16 min, vectors 3.3 min), 6.5 GB in a tempdir (1.6 GB without vectors) and 3.6 GB
 //! peak RSS. The default run (LoCoMo, 10k, 100k) takes ~7 min; the smoke run ~15 s.
-//! Rows are also written to `target/bench-latency.json` (`$CARGO_TARGET_DIR` when set; not in smoke mode).
+//!
+//! **Peak RSS** is the whole bench process's `VmHWM` over a step, so it includes what the
+//! process holds besides the store: the model when loaded (once, for the whole run: it is in
+//! every step's starting RSS, `peak_rss_mb.start` below), the questions and, for the LoCoMo
+//! store, the corpus as read. The generated messages are not held by the reads steps: the
+//! build step consumes them and they are freed (and trimmed back to the OS) before step 2.
+//!
+//! **The JSON report** goes to `$MEMTREE_BENCH_JSON` when set (smoke runs too: they then read
+//! the file back and check its shape), else to `bench-latency.json` in `$CARGO_TARGET_DIR`
+//! (read at run time) or the crate's `target/` (not in smoke runs). Its parent directory is
+//! created; a path that cannot be written ends the bench, before any store is built, with an
+//! error message and status 1. One object per store:
+//!
+//! ```text
+//! {"stores":[{"name","leaves","nodes","build_s","vectors_s",
+//!   "modes":{<mode>:{"p50_ms","p95_ms"} | null},
+//!   "bytes":{"sqlite","index","vectors","total"},
+//!   "peak_rss_mb":{"start","build","vectors","reads","reads_model"}}]}
+//! ```
+//!
+//! - `modes`: `fts5` (the baseline), `walk`, `query_source`, `cover_window`, `drill_down`,
+//!   `fetch_leaves`, `search_entities` from step 3 (no query embedding); from step 4
+//!   `walk_embed` (walk with the query embedding), `query_source_embed`, `query_embedding`
+//!   (alone), `walk_embed_embedding` and `walk_embed_rest` (walk_embed's split) and
+//!   `walk_embed_control` (the hashing query vector). Every key is always present: a mode a run
+//!   did not measure (no model, or `MEMTREE_BENCH_EMBED=0`: every step-4 mode) is `null`, and
+//!   so are `vectors_s`, `bytes.vectors`, `peak_rss_mb.vectors` and `peak_rss_mb.reads_model`.
+//! - `bytes`, measured once the vectors step's writer has closed (after the build step when
+//!   there are no vectors): `sqlite` = the SQLite files (database, `-wal`, `-shm`), `index` =
+//!   the tantivy directory, `total` = the whole store directory; `vectors` = `total` minus the
+//!   store directory's size after the build step, so it holds wherever the vectors live.
+//! - `peak_rss_mb`: `build`, `vectors`, `reads` (step 3, without the FTS5 baseline) and
+//!   `reads_model` (step 4) as in the summary table; `start` is the RSS the build step began from.
+//!
+//! The smoke run's check: every key present, every number finite and ≥ 0, each step-3 mode
+//! measured, the step-4 fields all `null` or all measured, `total ≥ sqlite + index`.
 
+mod bench_json;
 mod synth;
+
+use bench_json::{array, number, number_or_null, object, object_or_null, string};
 
 use memtree::Scope;
 use memtree::eval::read_locomo;
@@ -52,7 +91,8 @@ use memtree::internals::analyse_query;
 use memtree::tool::{Request, call_read};
 use memtree::{Embedder, FastEmbedder, HashEmbedder, ModelPaths};
 use memtree::{Item, Memory, OpenOptions};
-use serde_json::json;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -106,21 +146,52 @@ fn status_mb(key: &str) -> u64 {
         .map_or(0, |kb| kb / 1024)
 }
 
-/// Bytes of every file under `dir` (SQLite database and WAL, tantivy index, content), MB.
+/// Bytes of every file under `dir` (SQLite database and WAL, tantivy index, content).
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// `dir_bytes` in MB.
 fn dir_mb(dir: &Path) -> f64 {
-    fn walk(p: &Path) -> u64 {
-        std::fs::read_dir(p)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| match e.metadata() {
-                Ok(m) if m.is_dir() => walk(&e.path()),
-                Ok(m) => m.len(),
-                Err(_) => 0,
-            })
-            .sum()
+    dir_bytes(dir) as f64 / 1e6
+}
+
+/// The tantivy directory inside a store (`index::INDEX_DIR`, which `memtree::internals` does
+/// not lend; ARCHITECTURE.md's store layout).
+const INDEX_DIR: &str = "index";
+
+/// A store directory's size on disk, for the report's `bytes`.
+struct Bytes {
+    sqlite: u64,
+    index: u64,
+    /// The directory's growth from the build step to now; `None` without a vectors step.
+    vectors: Option<i64>,
+    total: u64,
+}
+
+impl Bytes {
+    /// Sizes of `dir` now; `built_total` is the directory's size after the build step when a
+    /// vectors step has run since.
+    fn of(dir: &Path, built_total: Option<u64>) -> Bytes {
+        let file = |name: String| std::fs::metadata(dir.join(name)).map_or(0, |m| m.len());
+        let db = memtree::internals::DB_FILE;
+        let total = dir_bytes(dir);
+        Bytes {
+            sqlite: file(db.to_string()) + file(format!("{db}-wal")) + file(format!("{db}-shm")),
+            index: dir_bytes(&dir.join(INDEX_DIR)),
+            vectors: built_total.map(|b| total as i64 - b as i64),
+            total,
+        }
     }
-    walk(dir) as f64 / 1e6
 }
 
 /// `name size MB` for each top-level entry of `dir`, largest first.
@@ -205,20 +276,39 @@ fn env_flag(name: &str, default: bool) -> bool {
     std::env::var(name).map_or(default, |v| v.trim() == "1")
 }
 
-fn row(rows: &mut Vec<serde_json::Value>, store: &str, mode: &str, embedding: bool, label: &str, p: (f64, f64)) {
+/// One store's (p50, p95) in µs by the report's mode key.
+type Modes = BTreeMap<&'static str, (f64, f64)>;
+
+/// The report's mode keys measured in step 3 (without the query embedding): always measured.
+const LEXICAL_MODES: &[&str] =
+    &["fts5", "walk", "search_entities", "query_source", "drill_down", "cover_window", "fetch_leaves"];
+
+/// The report's mode keys measured in step 4 (with the query embedding): `null` without it.
+const DENSE_MODES: &[&str] = &[
+    "walk_embed",
+    "query_source_embed",
+    "query_embedding",
+    "walk_embed_embedding",
+    "walk_embed_rest",
+    "walk_embed_control",
+];
+
+/// Prints a table row and keeps the figures under the report's key `mode`.
+fn row(modes: &mut Modes, store: &str, mode: &'static str, label: &str, p: (f64, f64)) {
+    assert!(LEXICAL_MODES.contains(&mode) || DENSE_MODES.contains(&mode), "{mode} is not a report key");
     println!("| {store} | {label} | {:.3} | {:.3} |", p.0 / 1000.0, p.1 / 1000.0);
-    rows.push(json!({"store": store, "mode": mode, "query_embedding": embedding, "p50_ms": p.0 / 1000.0, "p95_ms": p.1 / 1000.0}));
+    modes.insert(mode, p);
 }
 
 /// Step 3: FTS5 over the same leaves, then every mode without a query embedding. Returns the
 /// FTS5 p50 (µs) and the peak RSS of the memtree reads (the FTS5 database is dropped first).
-fn bench_lexical(name: &str, mem: &Memory, questions: &[String], rows: &mut Vec<serde_json::Value>) -> (f64, u64) {
+fn bench_lexical(name: &str, mem: &Memory, questions: &[String], modes: &mut Modes) -> (f64, u64) {
     let fts_p50 = {
         let fts = Fts5Baseline::build(mem.as_reader().store()).expect("fts5");
         let p = time(questions, |q| {
             fts.search(q, 10).expect("fts5");
         });
-        row(rows, name, "fts5", false, "fts5 (baseline)", p);
+        row(modes, name, "fts5", "fts5 (baseline)", p);
         p.0
     };
     reset_peak_rss();
@@ -251,7 +341,7 @@ fn bench_lexical(name: &str, mem: &Memory, questions: &[String], rows: &mut Vec<
             .map(|a| a.iter().filter_map(|h| h["node_id"].as_str().map(String::from)).collect())
             .unwrap_or_default()
     };
-    let modes: Vec<(&str, Vec<Request>)> = vec![
+    let requests: Vec<(&'static str, Vec<Request>)> = vec![
         ("walk", reqs(&|q| json!({"mode": "walk", "query": q}))),
         (
             "search_entities",
@@ -267,12 +357,12 @@ fn bench_lexical(name: &str, mem: &Memory, questions: &[String], rows: &mut Vec<
         ),
         ("fetch_leaves", reqs(&|_| json!({"mode": "fetch_leaves", "chunk_ids": leaf_ids}))),
     ];
-    for (mode, rq) in modes {
+    for (mode, rq) in requests {
         let p = time(&rq, |r| {
             call_read(mem.as_reader(), r.clone(), &scope).expect("call");
         });
         let label = if mode == "walk" { format!("walk (walk/fts5 = {:.2})", p.0 / fts_p50) } else { mode.to_string() };
-        row(rows, name, mode, false, &label, p);
+        row(modes, name, mode, &label, p);
     }
     (fts_p50, peak_rss_mb())
 }
@@ -300,21 +390,14 @@ fn walk_split(mem: &Memory, qm: &QueryModel, walks: &[Request]) -> (Vec<f64>, Ve
 
 /// Step 4: the query embedding alone, walk (with its split) and query_source with a query,
 /// on a store opened with `qm`.
-fn bench_dense(
-    name: &str,
-    mem: &Memory,
-    qm: &QueryModel,
-    questions: &[String],
-    fts_p50: f64,
-    rows: &mut Vec<serde_json::Value>,
-) {
+fn bench_dense(name: &str, mem: &Memory, qm: &QueryModel, questions: &[String], fts_p50: f64, modes: &mut Modes) {
     let scope = Scope::all();
     // What walk embeds: the question without the names of the people it asks about.
     let dense_texts: Vec<String> = questions.iter().map(|q| analyse_query(mem.as_reader(), q).dense).collect();
     let p = time(&dense_texts, |t| {
         qm.model.embed(&[t.as_str()]).expect("embed");
     });
-    row(rows, name, "query_embedding", true, "query embedding only", p);
+    row(modes, name, "query_embedding", "query embedding only", p);
 
     let walks: Vec<Request> =
         questions.iter().map(|q| Request::from_json(&json!({"mode": "walk", "query": q})).expect("valid")).collect();
@@ -323,12 +406,12 @@ fn bench_dense(
     let (total, _, _) = walk_split(mem, qm, &walks);
     qm.control.store(false, Ordering::Relaxed);
     let p = p50_p95(total);
-    row(rows, name, "walk_control", true, "walk + hashing query vector (control: dense work, no ONNX)", p);
+    row(modes, name, "walk_embed_control", "walk + hashing query vector (control: dense work, no ONNX)", p);
     let (total, embed, rest) = walk_split(mem, qm, &walks);
     let p = p50_p95(total);
-    row(rows, name, "walk", true, &format!("walk + query embedding (walk/fts5 = {:.2})", p.0 / fts_p50), p);
-    row(rows, name, "walk_embedding_part", true, "… of which the query embedding", p50_p95(embed));
-    row(rows, name, "walk_rest_part", true, "… of which the rest (dense top-k, centroids, scoring)", p50_p95(rest));
+    row(modes, name, "walk_embed", &format!("walk + query embedding (walk/fts5 = {:.2})", p.0 / fts_p50), p);
+    row(modes, name, "walk_embed_embedding", "… of which the query embedding", p50_p95(embed));
+    row(modes, name, "walk_embed_rest", "… of which the rest (dense top-k, centroids, scoring)", p50_p95(rest));
 
     let qs: Vec<Request> = questions
         .iter()
@@ -339,7 +422,7 @@ fn bench_dense(
     let p = time(&qs, |r| {
         call_read(mem.as_reader(), r.clone(), &scope).expect("query_source");
     });
-    row(rows, name, "query_source", true, "query_source + query embedding", p);
+    row(modes, name, "query_source_embed", "query_source + query embedding", p);
 }
 
 /// Where a store's vectors come from.
@@ -369,6 +452,101 @@ struct StoreLine {
     vectors_rss: Option<u64>,
     lexical_rss: u64,
     dense_rss: Option<u64>,
+    modes: Modes,
+    bytes: Bytes,
+}
+
+impl StoreLine {
+    /// This store's object in the JSON report (see the file's header).
+    fn to_json(&self) -> Value {
+        let modes: serde_json::Map<String, Value> = LEXICAL_MODES
+            .iter()
+            .chain(DENSE_MODES)
+            .map(|&k| {
+                let p = self.modes.get(k).map(|p| json!({"p50_ms": p.0 / 1000.0, "p95_ms": p.1 / 1000.0}));
+                (k.to_string(), p.unwrap_or(Value::Null))
+            })
+            .collect();
+        json!({
+            "name": self.name,
+            "leaves": self.leaves,
+            "nodes": self.nodes,
+            "build_s": self.built_s,
+            "vectors_s": self.vectors_s,
+            "modes": modes,
+            "bytes": {
+                "sqlite": self.bytes.sqlite,
+                "index": self.bytes.index,
+                "vectors": self.bytes.vectors,
+                "total": self.bytes.total,
+            },
+            "peak_rss_mb": {
+                "start": self.rss_start,
+                "build": self.build_rss,
+                "vectors": self.vectors_rss,
+                "reads": self.lexical_rss,
+                "reads_model": self.dense_rss,
+            },
+        })
+    }
+}
+
+/// The smoke run's check of the report it wrote (see the file's header).
+fn check_report(v: &Value) -> Result<(), String> {
+    for (i, s) in array(v, "stores", "report")?.iter().enumerate() {
+        let at = format!("stores[{i}]");
+        string(s, "name", &at)?;
+        if number(s, "leaves", &at)? == 0.0 {
+            return Err(format!("{at}.leaves is 0"));
+        }
+        number(s, "nodes", &at)?;
+        number(s, "build_s", &at)?;
+        let modes = object(s, "modes", &at)?;
+        let mat = format!("{at}.modes");
+        let measured = |k: &str| -> Result<bool, String> {
+            let Some(m) = object_or_null(modes, k, &mat)? else { return Ok(false) };
+            let mk = format!("{mat}.{k}");
+            if number(m, "p95_ms", &mk)? < number(m, "p50_ms", &mk)? {
+                return Err(format!("{mk}: p95_ms < p50_ms"));
+            }
+            Ok(true)
+        };
+        for k in LEXICAL_MODES {
+            if !measured(k)? {
+                return Err(format!("{mat}.{k} is null"));
+            }
+        }
+        // Step 4 ran or did not: its fields are all measured or all null.
+        let dense = measured("walk_embed")?;
+        let bytes = object(s, "bytes", &at)?;
+        let rss = object(s, "peak_rss_mb", &at)?;
+        let (bat, rat) = (format!("{at}.bytes"), format!("{at}.peak_rss_mb"));
+        let step4 = [
+            ("vectors_s", number_or_null(s, "vectors_s", &at)?.is_some()),
+            ("bytes.vectors", number_or_null(bytes, "vectors", &bat)?.is_some()),
+            ("peak_rss_mb.vectors", number_or_null(rss, "vectors", &rat)?.is_some()),
+            ("peak_rss_mb.reads_model", number_or_null(rss, "reads_model", &rat)?.is_some()),
+        ];
+        for k in DENSE_MODES {
+            if measured(k)? != dense {
+                return Err(format!("{mat}.{k} and {mat}.walk_embed: one is null, the other not"));
+            }
+        }
+        for (k, is_set) in step4 {
+            if is_set != dense {
+                return Err(format!("{at}.{k} and {mat}.walk_embed: one is null, the other not"));
+            }
+        }
+        let (sqlite, index, total) =
+            (number(bytes, "sqlite", &bat)?, number(bytes, "index", &bat)?, number(bytes, "total", &bat)?);
+        if sqlite == 0.0 || index == 0.0 || total < sqlite + index {
+            return Err(format!("{bat}: sqlite {sqlite}, index {index}, total {total}"));
+        }
+        for k in ["start", "build", "reads"] {
+            number(rss, k, &rat)?;
+        }
+    }
+    Ok(())
 }
 
 fn opts_with(e: Arc<dyn Embedder>) -> OpenOptions {
@@ -376,13 +554,7 @@ fn opts_with(e: Arc<dyn Embedder>) -> OpenOptions {
 }
 
 /// The four steps for one store (see the file's header).
-fn run_store(
-    name: &str,
-    items: Vec<Item>,
-    questions: &[String],
-    vectors: &Vectors,
-    rows: &mut Vec<serde_json::Value>,
-) -> StoreLine {
+fn run_store(name: &str, items: Vec<Item>, questions: &[String], vectors: &Vectors) -> StoreLine {
     let dir = tempfile::tempdir().expect("tmp");
     // 1. Build, lexical.
     let rss_start = reset_peak_rss();
@@ -398,6 +570,7 @@ fn run_store(
     let built_s = t.elapsed().as_secs_f64();
     let build_rss = peak_rss_mb();
     let st = Memory::open(dir.path()).expect("open").as_reader().stats().expect("stats");
+    let built_total = dir_bytes(dir.path());
     let mut line = StoreLine {
         name: name.to_string(),
         leaves: st.counts.leaves,
@@ -405,7 +578,7 @@ fn run_store(
         built_s,
         store_mb: st.store_bytes as f64 / 1e6,
         index_mb: st.index_bytes as f64 / 1e6,
-        dir_mb: dir_mb(dir.path()),
+        dir_mb: built_total as f64 / 1e6,
         rss_start,
         build_rss,
         vectors_s: None,
@@ -414,6 +587,8 @@ fn run_store(
         vectors_rss: None,
         lexical_rss: 0,
         dense_rss: None,
+        modes: Modes::new(),
+        bytes: Bytes::of(dir.path(), None),
     };
     // 2. Vectors for every node.
     let (node_model, query_model) = match vectors {
@@ -429,7 +604,8 @@ fn run_store(
         line.vectors_rss = Some(peak_rss_mb());
         assert_eq!(mem.open_report().vectors_added as u64, line.nodes, "every node embedded once");
         drop(mem);
-        line.vectors_dir_mb = Some(dir_mb(dir.path()));
+        line.bytes = Bytes::of(dir.path(), Some(built_total));
+        line.vectors_dir_mb = Some(line.bytes.total as f64 / 1e6);
         println!("<!-- {name}: store directory with vectors, MB: {} -->", dir_breakdown(dir.path()));
     }
     // 3. Reads without the query embedding.
@@ -441,7 +617,7 @@ fn run_store(
             assert_eq!(st.counts.vectors, line.nodes, "every node has a vector");
             line.vectors_store_mb = Some(st.store_bytes as f64 / 1e6);
         }
-        bench_lexical(name, &mem, questions, rows)
+        bench_lexical(name, &mem, questions, &mut line.modes)
     };
     line.lexical_rss = lexical_rss;
     // 4. Reads with the query embedding.
@@ -458,7 +634,7 @@ fn run_store(
             "<!-- {name}: reopened with the query model in {reopen_s:.2} s ({} stored vectors loaded, none embedded) -->",
             line.nodes
         );
-        bench_dense(name, &mem, &qm, questions, fts_p50, rows);
+        bench_dense(name, &mem, &qm, questions, fts_p50, &mut line.modes);
         line.dense_rss = Some(peak_rss_mb());
     }
     let opt_s = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1} s"));
@@ -485,6 +661,7 @@ fn run_store(
 
 fn main() {
     let smoke = std::env::args().any(|a| a == "--test");
+    let out = bench_json::out_path_or_exit("bench-latency.json", smoke);
     let sizes: Vec<usize> = match std::env::var("MEMTREE_BENCH_SIZES") {
         Ok(s) => s.split(',').filter_map(|x| x.trim().parse().ok()).collect(),
         Err(_) if smoke => vec![2_000],
@@ -524,7 +701,6 @@ fn main() {
         );
         None
     };
-    let mut rows = Vec::new();
     let mut lines = Vec::new();
     println!("| store | mode | p50 ms | p95 ms |");
     println!("|---|---|---:|---:|");
@@ -541,7 +717,7 @@ fn main() {
             Some(m) => Vectors::Hashing(m.clone()),
         };
         let name = format!("locomo ({} leaves)", items.len());
-        lines.push(run_store(&name, items, &qs, &vectors, &mut rows));
+        lines.push(run_store(&name, items, &qs, &vectors));
     } else if with_locomo {
         println!("<!-- LoCoMo corpus not found at {}: skipped -->", corpus.display());
     }
@@ -552,7 +728,7 @@ fn main() {
             .map(|_| format!("what did {} say about {}", r.pick(synth::PEOPLE), r.pick(synth::TOPICS)))
             .collect();
         let vectors = model.as_ref().map_or(Vectors::None, |m| Vectors::Hashing(m.clone()));
-        lines.push(run_store(&format!("synthetic {n}"), items, &qs, &vectors, &mut rows));
+        lines.push(run_store(&format!("synthetic {n}"), items, &qs, &vectors));
     }
     println!();
     println!(
@@ -579,12 +755,6 @@ fn main() {
             l.dense_rss.map_or_else(dash, |v| v.to_string()),
         );
     }
-    if !smoke {
-        // `CARGO_TARGET_DIR` when set at run time, else the crate's `target/`.
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"), std::path::PathBuf::from);
-        let _ = std::fs::create_dir_all(&target);
-        let out = target.join("bench-latency.json");
-        std::fs::write(&out, serde_json::to_string_pretty(&rows).expect("json")).expect("write");
-    }
+    let report = json!({"stores": lines.iter().map(StoreLine::to_json).collect::<Vec<_>>()});
+    bench_json::write_or_exit(out.as_deref(), &report, smoke.then_some(check_report as bench_json::Check));
 }
