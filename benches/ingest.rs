@@ -5,7 +5,8 @@
 //! The JSON report, `{"runs":[{"messages","seconds","leaves_per_s","bytes_per_leaf",
 //! "batch","summaries","store_bytes","index_bytes","dir_bytes"}]}`, goes to
 //! `$MEMTREE_BENCH_JSON` when set (smoke runs too: they then read the file back and check its
-//! shape, every number finite and ≥ 0), else to `bench-ingest.json` in `$CARGO_TARGET_DIR`
+//! shape: every number finite and ≥ 0, and a copy without one of the first four keys, or with
+//! it set to `-1`, refused), else to `bench-ingest.json` in `$CARGO_TARGET_DIR`
 //! (read at run time) or the crate's `target/` (not in smoke runs). Its parent directory is
 //! created; a path that cannot be written ends the bench, before its runs, with an error
 //! message and status 1.
@@ -100,6 +101,7 @@ fn main() {
             st.index_bytes as f64 / 1e6
         );
     }
-    let check = smoke.then_some(check_report as bench_json::Check);
-    bench_json::write_or_exit(out.as_deref(), &json!({ "runs": runs }), check);
+    let keys = ["messages", "seconds", "leaves_per_s", "bytes_per_leaf"].map(|k| format!("/runs/0/{k}"));
+    let shape = bench_json::Shape { check: check_report, keys: keys.to_vec() };
+    bench_json::write_or_exit(out.as_deref(), &json!({ "runs": runs }), smoke.then_some(&shape));
 }

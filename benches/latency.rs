@@ -77,7 +77,8 @@
 //!   `reads_model` (step 4) as in the summary table; `start` is the RSS the build step began from.
 //!
 //! The smoke run's check: every key present, every number finite and ≥ 0, each step-3 mode
-//! measured, the step-4 fields all `null` or all measured, `total ≥ sqlite + index`.
+//! measured, the step-4 fields all `null` or all measured, `total ≥ sqlite + index`; and a
+//! copy of the report without any one of the issue's keys, or with it set to `-1`, is refused.
 
 mod bench_json;
 mod synth;
@@ -491,6 +492,26 @@ impl StoreLine {
     }
 }
 
+/// Pointers to the fields issue 14 names, in each store: the check must refuse a report that
+/// lacks one (`bench_json::Shape`). A mode the run did not measure is `null`, so its own
+/// pointer is the mode, not its `p50_ms`.
+fn report_keys(report: &Value) -> Vec<String> {
+    let mut keys = Vec::new();
+    for (i, store) in report["stores"].as_array().into_iter().flatten().enumerate() {
+        let at = format!("/stores/{i}");
+        keys.extend(["name", "leaves", "build_s"].map(|k| format!("{at}/{k}")));
+        for mode in LEXICAL_MODES.iter().chain(&["walk_embed"]) {
+            keys.push(format!("{at}/modes/{mode}"));
+            if !store["modes"][mode].is_null() {
+                keys.extend(["p50_ms", "p95_ms"].map(|k| format!("{at}/modes/{mode}/{k}")));
+            }
+        }
+        keys.extend(["sqlite", "index", "vectors", "total"].map(|k| format!("{at}/bytes/{k}")));
+        keys.extend(["build", "reads", "reads_model"].map(|k| format!("{at}/peak_rss_mb/{k}")));
+    }
+    keys
+}
+
 /// The smoke run's check of the report it wrote (see the file's header).
 fn check_report(v: &Value) -> Result<(), String> {
     for (i, s) in array(v, "stores", "report")?.iter().enumerate() {
@@ -756,5 +777,6 @@ fn main() {
         );
     }
     let report = json!({"stores": lines.iter().map(StoreLine::to_json).collect::<Vec<_>>()});
-    bench_json::write_or_exit(out.as_deref(), &report, smoke.then_some(check_report as bench_json::Check));
+    let shape = bench_json::Shape { check: check_report, keys: report_keys(&report) };
+    bench_json::write_or_exit(out.as_deref(), &report, smoke.then_some(&shape));
 }

@@ -62,31 +62,61 @@ fn exit_with(message: &str) -> ! {
     std::process::exit(1)
 }
 
-/// A shape check over a parsed report: `Err` names the first place that is wrong.
-pub type Check = fn(&Value) -> Result<(), String>;
+/// What a report must look like, for the smoke run's check.
+pub struct Shape {
+    /// `Err` names the first place of a parsed report that is wrong.
+    pub check: fn(&Value) -> Result<(), String>,
+    /// JSON pointers (`/stores/0/modes/walk`) to fields the report's readers rely on. The check
+    /// is itself checked against them: a copy of the report without one of them, or with it
+    /// set to `-1`, must be refused, so a check that has stopped looking cannot pass.
+    pub keys: Vec<String>,
+}
 
-/// Writes `report` to `path`, creating its parent directories. With `check` (smoke runs), reads
-/// the file back, parses it and checks its shape: the test that a consumer of the file can rely
-/// on what this bench writes. An error is one sentence naming the path and the cause.
-pub fn write(path: &Path, report: &Value, check: Option<Check>) -> Result<(), String> {
+impl Shape {
+    /// `check(report)`, then the same on each broken copy (see `keys`), which must fail.
+    fn verify(&self, report: &Value) -> Result<(), String> {
+        (self.check)(report)?;
+        for key in &self.keys {
+            let (parent, name) = key.rsplit_once('/').ok_or_else(|| format!("{key} is not a JSON pointer"))?;
+            for broken in ["removed", "set to -1"] {
+                let mut copy = report.clone();
+                let fields = copy.pointer_mut(parent).and_then(Value::as_object_mut);
+                match fields {
+                    Some(o) if o.contains_key(name) && broken == "removed" => drop(o.remove(name)),
+                    Some(o) if o.contains_key(name) => drop(o.insert(name.to_string(), Value::from(-1))),
+                    _ => return Err(format!("{key} is missing")),
+                }
+                if (self.check)(&copy).is_ok() {
+                    return Err(format!("the check accepts the report with {key} {broken}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes `report` to `path`, creating its parent directories. With `shape` (smoke runs), reads
+/// the file back, parses it and verifies its shape: the test that a consumer of the file can
+/// rely on what this bench writes. An error is one sentence naming the path and the cause.
+pub fn write(path: &Path, report: &Value, shape: Option<&Shape>) -> Result<(), String> {
     let text = serde_json::to_string_pretty(report).map_err(|e| format!("cannot serialise the report: {e}"))?;
     create_parent(path)?;
     std::fs::write(path, text).map_err(|e| format!("cannot write the report to {} ({ENV}): {e}", path.display()))?;
-    if let Some(check) = check {
+    if let Some(shape) = shape {
         let read = std::fs::read_to_string(path).map_err(|e| format!("cannot read back {}: {e}", path.display()))?;
         let parsed: Value =
             serde_json::from_str(&read).map_err(|e| format!("{} does not parse as JSON: {e}", path.display()))?;
-        check(&parsed).map_err(|e| format!("{} has the wrong shape: {e}", path.display()))?;
+        shape.verify(&parsed).map_err(|e| format!("{} has the wrong shape: {e}", path.display()))?;
     }
     Ok(())
 }
 
 /// Writes the report when `path` is given and says where; on failure prints the error and
 /// ends the process with status 1 (a message, not a panic and its backtrace).
-pub fn write_or_exit(path: Option<&Path>, report: &Value, check: Option<Check>) {
+pub fn write_or_exit(path: Option<&Path>, report: &Value, shape: Option<&Shape>) {
     let Some(path) = path else { return };
-    match write(path, report, check) {
-        Ok(()) if check.is_some() => println!("<!-- report written to {} and its shape checked -->", path.display()),
+    match write(path, report, shape) {
+        Ok(()) if shape.is_some() => println!("<!-- report written to {} and its shape checked -->", path.display()),
         Ok(()) => println!("<!-- report written to {} -->", path.display()),
         Err(e) => exit_with(&e),
     }
