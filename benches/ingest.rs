@@ -103,5 +103,5 @@ fn main() {
     }
     let keys = ["messages", "seconds", "leaves_per_s", "bytes_per_leaf"].map(|k| format!("/runs/0/{k}"));
     let shape = bench_json::Shape { check: check_report, keys: keys.to_vec() };
-    bench_json::write_or_exit(out.as_deref(), &json!({ "runs": runs }), smoke.then_some(&shape));
+    bench_json::write_or_exit(out.as_ref(), &json!({ "runs": runs }), smoke.then_some(&shape));
 }

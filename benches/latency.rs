@@ -778,5 +778,5 @@ fn main() {
     }
     let report = json!({"stores": lines.iter().map(StoreLine::to_json).collect::<Vec<_>>()});
     let shape = bench_json::Shape { check: check_report, keys: report_keys(&report) };
-    bench_json::write_or_exit(out.as_deref(), &report, smoke.then_some(&shape));
+    bench_json::write_or_exit(out.as_ref(), &report, smoke.then_some(&shape));
 }

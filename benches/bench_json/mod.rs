@@ -13,20 +13,34 @@ use std::path::{Path, PathBuf};
 /// directory, which `cargo bench` sets to the package root.
 pub const ENV: &str = "MEMTREE_BENCH_JSON";
 
+/// Where a report goes, and where that path came from (for error messages).
+pub struct Out {
+    /// The report file.
+    pub path: PathBuf,
+    origin: &'static str,
+}
+
+impl Out {
+    fn error(&self, what: &str, path: &Path, e: std::io::Error) -> String {
+        format!("cannot {what} {} for the report ({}): {e}", path.display(), self.origin)
+    }
+}
+
 /// Where to write the report: `$MEMTREE_BENCH_JSON` when set, smoke runs included (so that
 /// the smoke run can check what it wrote); otherwise, outside smoke runs, `default_name` in
 /// `$CARGO_TARGET_DIR`, else in the crate's `target/`. The variable is read at run time: the
 /// binary may run elsewhere than where it was built, and the manifest's `target/` need not
 /// exist. `None`: a smoke run with no path asked for writes nothing.
-pub fn out_path(default_name: &str, smoke: bool) -> Option<PathBuf> {
+pub fn out_path(default_name: &str, smoke: bool) -> Option<Out> {
     match std::env::var_os(ENV) {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
+        Some(p) if !p.is_empty() => Some(Out { path: PathBuf::from(p), origin: "from MEMTREE_BENCH_JSON" }),
         _ if smoke => None,
         _ => {
             let target = std::env::var_os("CARGO_TARGET_DIR")
                 .filter(|t| !t.is_empty())
                 .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"), PathBuf::from);
-            Some(target.join(default_name))
+            let origin = "the default; MEMTREE_BENCH_JSON=<path> writes elsewhere";
+            Some(Out { path: target.join(default_name), origin })
         }
     }
 }
@@ -34,25 +48,25 @@ pub fn out_path(default_name: &str, smoke: bool) -> Option<PathBuf> {
 /// `out_path`, checked before the bench runs: its parent directories are created and the file
 /// opened for writing (created empty when missing, left as it is otherwise), so that a path that
 /// cannot be written ends the bench at once, with a message and status 1, not after its runs.
-pub fn out_path_or_exit(default_name: &str, smoke: bool) -> Option<PathBuf> {
-    let path = out_path(default_name, smoke)?;
-    if let Err(e) = create_parent(&path).and_then(|()| {
+pub fn out_path_or_exit(default_name: &str, smoke: bool) -> Option<Out> {
+    let out = out_path(default_name, smoke)?;
+    let opened = create_parent(&out).and_then(|()| {
         std::fs::OpenOptions::new()
             .append(true)
             .create(true)
-            .open(&path)
+            .open(&out.path)
             .map(drop)
-            .map_err(|e| format!("cannot write the report to {} ({ENV}): {e}", path.display()))
-    }) {
+            .map_err(|e| out.error("write", &out.path, e))
+    });
+    if let Err(e) = opened {
         exit_with(&e)
     }
-    Some(path)
+    Some(out)
 }
 
-fn create_parent(path: &Path) -> Result<(), String> {
-    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(parent) => std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {} for the report ({ENV}): {e}", parent.display())),
+fn create_parent(out: &Out) -> Result<(), String> {
+    match out.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => std::fs::create_dir_all(parent).map_err(|e| out.error("create", parent, e)),
         None => Ok(()),
     }
 }
@@ -95,13 +109,14 @@ impl Shape {
     }
 }
 
-/// Writes `report` to `path`, creating its parent directories. With `shape` (smoke runs), reads
+/// Writes `report` to `out.path`, creating its parent directories. With `shape` (smoke runs), reads
 /// the file back, parses it and verifies its shape: the test that a consumer of the file can
 /// rely on what this bench writes. An error is one sentence naming the path and the cause.
-pub fn write(path: &Path, report: &Value, shape: Option<&Shape>) -> Result<(), String> {
+pub fn write(out: &Out, report: &Value, shape: Option<&Shape>) -> Result<(), String> {
+    let path = &out.path;
     let text = serde_json::to_string_pretty(report).map_err(|e| format!("cannot serialise the report: {e}"))?;
-    create_parent(path)?;
-    std::fs::write(path, text).map_err(|e| format!("cannot write the report to {} ({ENV}): {e}", path.display()))?;
+    create_parent(out)?;
+    std::fs::write(path, text).map_err(|e| out.error("write", path, e))?;
     if let Some(shape) = shape {
         let read = std::fs::read_to_string(path).map_err(|e| format!("cannot read back {}: {e}", path.display()))?;
         let parsed: Value =
@@ -113,11 +128,13 @@ pub fn write(path: &Path, report: &Value, shape: Option<&Shape>) -> Result<(), S
 
 /// Writes the report when `path` is given and says where; on failure prints the error and
 /// ends the process with status 1 (a message, not a panic and its backtrace).
-pub fn write_or_exit(path: Option<&Path>, report: &Value, shape: Option<&Shape>) {
-    let Some(path) = path else { return };
-    match write(path, report, shape) {
-        Ok(()) if shape.is_some() => println!("<!-- report written to {} and its shape checked -->", path.display()),
-        Ok(()) => println!("<!-- report written to {} -->", path.display()),
+pub fn write_or_exit(out: Option<&Out>, report: &Value, shape: Option<&Shape>) {
+    let Some(out) = out else { return };
+    match write(out, report, shape) {
+        Ok(()) if shape.is_some() => {
+            println!("<!-- report written to {} and its shape checked -->", out.path.display())
+        }
+        Ok(()) => println!("<!-- report written to {} -->", out.path.display()),
         Err(e) => exit_with(&e),
     }
 }
