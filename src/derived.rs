@@ -5,7 +5,9 @@
 use crate::embed::{Embedder, VectorMatrix};
 use crate::entities::{Gazetteer, Registry};
 use crate::error::Result;
-use crate::store::{EntityReads, Store, VectorReads};
+use crate::store::{BatchReads, EntityReads, NewVector, Store, VectorMark, VectorReads};
+use crate::types::NodeId;
+use std::collections::BTreeSet;
 
 /// The in-memory state derived from the store: the gazetteer of indexed surfaces and the
 /// node vectors. Shared by a writer and its readers; the writer updates it after each
@@ -14,6 +16,10 @@ use crate::store::{EntityReads, Store, VectorReads};
 pub struct Derived {
     gazetteer: Gazetteer,
     vectors: Option<VectorMatrix>,
+    /// Where the stored vectors stood when `vectors` was last loaded from the store (rows
+    /// this process's writer added since are in `vectors` too, and are loaded again, harmlessly,
+    /// by the next catch-up).
+    mark: VectorMark,
     /// The store generation this state reflects: a reader that finds the store further on
     /// (another process wrote) reloads it.
     generation: u64,
@@ -25,15 +31,39 @@ impl Derived {
     /// snapshot so that the three agree.
     pub(crate) fn load(store: &Store, registry: &Registry, embedder: Option<&dyn Embedder>) -> Result<Derived> {
         let generation = store.generation()?;
-        let vectors = match embedder {
-            Some(e) => Some(load_vectors(store, e)?),
-            None => None,
+        let (vectors, mark) = match embedder {
+            Some(e) => {
+                let (m, mark) = load_vectors(store, e)?;
+                (Some(m), mark)
+            }
+            None => (None, VectorMark::default()),
         };
-        Ok(Derived { gazetteer: load_gazetteer(store, registry)?, vectors, generation })
+        Ok(Derived { gazetteer: load_gazetteer(store, registry)?, vectors, mark, generation })
     }
 
     pub(crate) fn new(gazetteer: Gazetteer, vectors: Option<VectorMatrix>, generation: u64) -> Derived {
-        Derived { gazetteer, vectors, generation }
+        Derived { gazetteer, vectors, mark: VectorMark::default(), generation }
+    }
+
+    /// Where the stored vectors stood when they were last loaded.
+    pub(crate) fn mark(&self) -> VectorMark {
+        self.mark
+    }
+
+    /// Bring the state to `delta`'s generation: its gazetteer, and its vectors added to the
+    /// held ones (with the session vectors they change).
+    pub(crate) fn apply(&mut self, delta: Delta) {
+        self.gazetteer = delta.gazetteer;
+        if let Some(m) = self.vectors.as_mut() {
+            for v in &delta.vectors {
+                m.upsert_codes(v.node_id.as_str(), v.scale, &v.codes);
+            }
+            for (summary, children) in &delta.sessions {
+                m.set_session(summary.as_str(), children.iter().map(String::as_str));
+            }
+        }
+        self.mark = delta.mark;
+        self.generation = delta.generation;
     }
 
     /// The store generation this state reflects.
@@ -63,8 +93,9 @@ impl Derived {
         self.vectors.as_mut()
     }
 
-    pub(crate) fn set_vectors(&mut self, v: Option<VectorMatrix>) {
+    pub(crate) fn set_vectors(&mut self, v: Option<VectorMatrix>, mark: VectorMark) {
         self.vectors = v;
+        self.mark = mark;
     }
 }
 
@@ -81,11 +112,59 @@ pub(crate) fn load_gazetteer(store: &impl EntityReads, registry: &Registry) -> R
     Ok(g)
 }
 
-/// Every stored vector of `embedder` as a matrix.
-pub(crate) fn load_vectors(store: &Store, embedder: &dyn Embedder) -> Result<VectorMatrix> {
+/// Every stored vector of `embedder` as a matrix, with the session vector of every level-1
+/// summary made from its children's, and where the stored vectors stood.
+pub(crate) fn load_vectors(store: &Store, embedder: &dyn Embedder) -> Result<(VectorMatrix, VectorMark)> {
+    let mark = store.vector_mark()?;
     let mut m = VectorMatrix::new(embedder.dim());
-    store.for_each_vector(embedder.name(), |id, v| m.upsert(id.as_str(), &v))?;
-    Ok(m)
+    store.for_each_vector(embedder.name(), |id, scale, codes| m.upsert_codes(id, scale, codes))?;
+    store.for_each_session(|summary, children| m.set_session(summary, children.iter().copied()))?;
+    Ok((m, mark))
+}
+
+/// What another process's writes added since a [`Derived`] was loaded, when they only added
+/// vectors: read from the store without holding the state's lock, then applied under it.
+pub(crate) struct Delta {
+    gazetteer: Gazetteer,
+    vectors: Vec<NewVector>,
+    /// The summaries whose session vectors the new vectors change, with their children.
+    sessions: Vec<(NodeId, Vec<String>)>,
+    mark: VectorMark,
+    generation: u64,
+}
+
+impl Delta {
+    /// The vectors written after `since` and the current gazetteer, if the store's vectors
+    /// only grew since then (`None`: some were deleted, reload them all). One read snapshot.
+    pub(crate) fn read(
+        store: &Store,
+        registry: &Registry,
+        embedder: &dyn Embedder,
+        since: VectorMark,
+    ) -> Result<Option<Delta>> {
+        let generation = store.generation()?;
+        let mark = store.vector_mark()?;
+        if mark.deleted != since.deleted {
+            return Ok(None);
+        }
+        let vectors = store.vectors_since(embedder.name(), since.seq)?;
+        // A new level-1 summary's session is made of its children; a leaf's new vector changes
+        // its parent's.
+        let affected: BTreeSet<NodeId> = vectors
+            .iter()
+            .filter_map(|v| match v.level {
+                0 => v.parent_id.clone(),
+                1 => Some(v.node_id.clone()),
+                _ => None,
+            })
+            .collect();
+        let mut sessions = Vec::with_capacity(affected.len());
+        store.for_each_child_list(&affected.into_iter().collect::<Vec<_>>(), |summary, children| {
+            sessions.push((NodeId(summary.to_string()), children.iter().map(|c| c.to_string()).collect()));
+            Ok(())
+        })?;
+        Ok(Some(Delta { gazetteer: load_gazetteer(store, registry)?, vectors, sessions, mark, generation }))
+    }
 }
 
 /// The registry's names (display name, aliases, handle values) → their entity ids.

@@ -4,7 +4,7 @@
 //! threads, and `MemoryReader::open` reads a store that another process writes.
 
 use crate::config::Config;
-use crate::derived::{Derived, alias_gazetteer};
+use crate::derived::{Delta, Derived, alias_gazetteer};
 use crate::embed::{Embedder, VectorMatrix};
 use crate::entities::{Extractor, Gazetteer, Registry, VaultFingerprint};
 use crate::error::Result;
@@ -136,6 +136,19 @@ impl MemoryReader {
         }
         // Loaded without holding the lock, so that other threads' queries go on meanwhile;
         // two threads may both load, and the later swap finds nothing left to do.
+        //
+        // When the other writer only added vectors (the common case: an import), only the
+        // rows after the last one held are read, not all of them.
+        let since = self.derived().mark();
+        if let Some(emb) = self.opts.embedder.as_deref()
+            && let Some(delta) = Delta::read(&self.store, &self.registry, emb, since)?
+        {
+            let mut d = self.derived_mut();
+            if d.generation() < g && d.mark() == since {
+                d.apply(delta);
+            }
+            return Ok(());
+        }
         let fresh = Derived::load(&self.store, &self.registry, self.opts.embedder.as_deref())?;
         let mut d = self.derived_mut();
         if d.generation() < fresh.generation() {

@@ -207,7 +207,7 @@ fn fingerprint(mem: &Memory) -> Vec<String> {
     }
     // Stored vectors (an orphan of a deleted node would show here) and the in-memory
     // matrix the dense search uses.
-    s.for_each_vector(MODEL, |id, v| out.push(format!("vector {id} {}", v.len()))).unwrap();
+    s.for_each_vector(MODEL, |id, _, codes| out.push(format!("vector {id} {}", codes.len()))).unwrap();
     if let Some(d) = mem.as_reader().dense() {
         out.push(format!("matrix rows {}", d.vectors().len()));
     }

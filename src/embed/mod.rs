@@ -1,13 +1,16 @@
 //! Dense embeddings: the `Embedder` trait, the fastembed (ONNX) implementation, a
-//! deterministic test embedder, and the in-memory vector matrix with exact cosine top-k.
+//! deterministic test embedder, the int8 vector codes, and the in-memory vector matrix with
+//! exact top-k over them.
 
+mod codes;
 mod fastembed_model;
 mod hashing;
 mod vectors;
 
+pub use codes::quantise;
 pub use fastembed_model::{FastEmbedder, ModelPaths};
 pub use hashing::HashEmbedder;
-pub use vectors::VectorMatrix;
+pub use vectors::{Rows, VectorMatrix};
 
 use crate::error::Result;
 

@@ -4,6 +4,7 @@
 //! context budget.
 
 use super::corpus::{Sample, evidence_key};
+use crate::embed::Rows;
 use crate::error::Result;
 use crate::ingest::import::Format;
 use crate::ingest::import::locomo::dia_id_of;
@@ -314,7 +315,7 @@ fn rank(
             let Some(d) = mem.dense() else { return Ok(None) };
             let (emb, vectors) = (d.embedder, d.vectors());
             let qv = emb.embed(&[q])?.pop().unwrap_or_default();
-            whole(vectors.top_k(&qv, k, NodeId::is_leaf_id).into_iter().map(|(id, _)| NodeId(id)).collect())
+            whole(vectors.top_k(&qv, k, Rows::Leaves).into_iter().map(|(id, _)| NodeId(id)).collect())
         }
         "hybrid" => {
             let Some(d) = mem.dense() else { return Ok(None) };
@@ -329,7 +330,7 @@ fn rank(
                 .map(|(id, s)| (id, f64::from(s)))
                 .collect();
             let den: HashMap<NodeId, f64> = vectors
-                .top_k(&qv, HYBRID_POOL, NodeId::is_leaf_id)
+                .top_k(&qv, HYBRID_POOL, Rows::Leaves)
                 .into_iter()
                 .map(|(id, s)| (NodeId(id), f64::from(s)))
                 .collect();

@@ -149,6 +149,11 @@ impl Memory {
                 for (id, v) in vecs {
                     m.upsert(id.as_str(), &v);
                 }
+                // A summary sealed by this write gets its session vector now, from its
+                // children's vectors (written now or earlier).
+                for w in written.nodes.iter().filter(|w| w.row.level == 1) {
+                    m.set_session(w.row.node_id.as_str(), w.row.child_ids.iter().map(NodeId::as_str));
+                }
             }
             if self.gazetteer.revision() != revision {
                 self.view.derived_mut().set_gazetteer(self.gazetteer.clone());

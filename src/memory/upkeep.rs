@@ -8,9 +8,9 @@ use crate::derived::{load_gazetteer, load_vectors};
 use crate::embed::{Embedder, VectorMatrix};
 use crate::error::Result;
 use crate::index::{IndexDoc, IndexWrite};
-use crate::store::{EntityReads, NodeReads, TopicReads, Tx, VectorReads};
+use crate::store::{BatchReads, EntityReads, NodeReads, TopicReads, Tx, VectorReads};
 use crate::types::{NodeId, TreeId};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 impl Memory {
     /// Re-read the write-path gazetteer from the store and the vault, and publish it.
@@ -33,16 +33,22 @@ impl Memory {
         let n = missing.len();
         let tx = self.view.store.begin()?;
         crate::crash::point("open_embed");
-        let vecs = embed_stored(&tx, emb.as_ref(), &missing)?;
+        let (vecs, parents) = embed_stored(&tx, emb.as_ref(), &missing)?;
         let g = tx.commit()?;
         self.synced = g;
         // The index did not change, but its payload must track the generation.
         iw.commit(g)?;
+        let store = &self.view.store;
         let mut derived = self.view.derived_mut();
         if let Some(m) = derived.vectors_mut() {
             for (id, v) in vecs {
                 m.upsert(id.as_str(), &v);
             }
+            // The sessions of the leaves that just got vectors change with them.
+            store.for_each_child_list(&parents, |summary, children| {
+                m.set_session(summary, children.iter().copied());
+                Ok(())
+            })?;
         }
         derived.set_generation(g);
         Ok(n)
@@ -96,7 +102,8 @@ impl Memory {
             tx.clear_vectors()?;
             let g = tx.commit()?;
             self.synced = g;
-            self.view.derived_mut().set_vectors(Some(VectorMatrix::new(emb.dim())));
+            let mark = self.view.store.vector_mark()?;
+            self.view.derived_mut().set_vectors(Some(VectorMatrix::new(emb.dim())), mark);
         }
         self.rebuild_with(&mut iw)?;
         self.embed_missing(&mut iw)?;
@@ -105,19 +112,24 @@ impl Memory {
 
     pub(super) fn reload_vectors(&mut self) -> Result<()> {
         let Some(emb) = self.view.opts.embedder.clone() else { return Ok(()) };
-        let m = load_vectors(&self.view.store, emb.as_ref())?;
-        self.view.derived_mut().set_vectors(Some(m));
+        let (m, mark) = load_vectors(&self.view.store, emb.as_ref())?;
+        self.view.derived_mut().set_vectors(Some(m), mark);
         Ok(())
     }
 }
 
+/// The vectors an upkeep step made, and the summaries whose session vectors they change.
+type Embedded = (Vec<(NodeId, Vec<f32>)>, Vec<NodeId>);
+
 /// Embed the stored nodes `ids` (read inside `tx`) and store their vectors: the nodes an
-/// open finds without one.
-fn embed_stored(tx: &Tx<'_>, emb: &dyn Embedder, ids: &[NodeId]) -> Result<Vec<(NodeId, Vec<f32>)>> {
+/// open finds without one. Also returns the parents of the leaves among them.
+fn embed_stored(tx: &Tx<'_>, emb: &dyn Embedder, ids: &[NodeId]) -> Result<Embedded> {
     let mut out = Vec::with_capacity(ids.len());
+    let mut parents = BTreeSet::new();
     for chunk in ids.chunks(EMBED_BATCH) {
         let rows = tx.nodes(chunk)?;
+        parents.extend(rows.iter().filter(|r| r.level == 0).filter_map(|r| r.parent_id.clone()));
         out.extend(embed_rows(tx, emb, &rows.iter().collect::<Vec<_>>())?);
     }
-    Ok(out)
+    Ok((out, parents.into_iter().collect()))
 }

@@ -4,11 +4,24 @@
 use crate::error::{Error, Result};
 use rusqlite::Connection;
 
+/// What a migration runs after its SQL, in the same transaction: data changes SQL cannot
+/// express.
+type AfterSql = fn(&rusqlite::Transaction<'_>) -> Result<()>;
+
 /// The migrations, oldest first. Version N of the schema = the first N files applied.
 const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init.sql", include_str!("../../index_schema/sql/0001_init.sql")),
     ("0002_source_hash.sql", include_str!("../../index_schema/sql/0002_source_hash.sql")),
+    ("0003_vector_codes.sql", include_str!("../../index_schema/sql/0003_vector_codes.sql")),
 ];
+
+/// The code step of a migration, by file name.
+fn after_sql(name: &str) -> Option<AfterSql> {
+    match name {
+        "0003_vector_codes.sql" => Some(super::vectors::convert_f32_vectors),
+        _ => None,
+    }
+}
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
@@ -42,8 +55,50 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
     for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql).map_err(|e| Error::Schema { reason: format!("migration {name} failed: {e}") })?;
+        if let Some(step) = after_sql(name) {
+            step(&tx).map_err(|e| Error::Schema { reason: format!("migration {name} failed: {e}") })?;
+        }
         tx.pragma_update(None, "user_version", (i + 1) as u32)?;
         tx.commit()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store of schema 2 (f32 vector blobs) opens with its vectors quantised, not dropped:
+    /// a user's store must not need re-embedding.
+    #[test]
+    fn migration_3_quantises_the_f32_vectors() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for (_, sql) in &MIGRATIONS[..2] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 2u32).unwrap();
+        let v: Vec<f32> = (0..4).map(|i| [0.5f32, -0.5, 0.5, 0.5][i]).collect();
+        let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let id = format!("L{:032x}", 1);
+        conn.execute(
+            "INSERT INTO vectors (node_id, model, dim, data) VALUES (?1, 'm', 4, ?2)",
+            rusqlite::params![id, blob],
+        )
+        .unwrap();
+        // A damaged row (blob length ≠ 4 × dim) is dropped, to be re-embedded.
+        conn.execute("INSERT INTO vectors (node_id, model, dim, data) VALUES ('Lbad', 'm', 4, x'00')", []).unwrap();
+        migrate(&mut conn).unwrap();
+        let (scale, codes): (f64, Vec<u8>) = conn
+            .query_row("SELECT scale, codes FROM vectors WHERE node_id = ?1 AND slot = 0", [&id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        let back: Vec<f32> = codes.iter().map(|&c| f32::from(c as i8) * scale as f32).collect();
+        assert!(back.iter().zip(&v).all(|(a, b)| (a - b).abs() < 1e-2), "{back:?}");
+        let rows: i64 = conn.query_row("SELECT COUNT(*) FROM vectors", [], |r| r.get(0)).unwrap();
+        assert_eq!(rows, 1);
+        let old: i64 =
+            conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE name = 'vectors_f32'", [], |r| r.get(0)).unwrap();
+        assert_eq!(old, 0, "the f32 table is gone");
+    }
 }

@@ -16,7 +16,7 @@ pub use fts5::Fts5Baseline;
 pub use nodes::{BufferStats, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
 pub use recall::RecallReads;
 pub use stats::{SourceSummary, StatsReads, StoreCounts};
-pub use vectors::VectorReads;
+pub use vectors::{NewVector, VectorMark, VectorReads};
 
 use crate::error::{Error, Result};
 use rusqlite::{Connection, OpenFlags, Transaction};

@@ -1,18 +1,20 @@
-//! Node vectors as the record: little-endian f32 blobs tagged with the model that made them.
+//! Node vectors as the record: int8 codes and their scale (`embed::codes`), tagged with the
+//! model that made them; and the child lists the session vectors are made from.
 
 use super::{Reader, Tx};
+use crate::embed::quantise;
 use crate::error::{Error, Result};
 use crate::types::NodeId;
-use rusqlite::params;
+use rusqlite::{Transaction, params};
+
+/// The slot of a node's own text (other slots are reserved for passages of long leaves).
+const OWN_SLOT: i64 = 0;
 
 impl Tx<'_> {
-    /// Store (or replace) a node's vector.
+    /// Store (or replace) a node's vector, quantised.
     pub fn put_vector(&self, node: &NodeId, model: &str, v: &[f32]) -> Result<()> {
-        let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-        self.tx
-            .prepare_cached("INSERT OR REPLACE INTO vectors (node_id, model, dim, data) VALUES (?1, ?2, ?3, ?4)")?
-            .execute(params![node.as_str(), model, v.len() as i64, blob])?;
-        Ok(())
+        let (scale, codes) = quantise(v);
+        put_codes(&self.tx, node.as_str(), model, scale, &codes)
     }
 
     /// Drop every stored vector (before a re-embedding with another model).
@@ -22,22 +24,124 @@ impl Tx<'_> {
     }
 }
 
+fn put_codes(tx: &Transaction<'_>, node: &str, model: &str, scale: f32, codes: &[i8]) -> Result<()> {
+    let blob: Vec<u8> = codes.iter().map(|&c| c as u8).collect();
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO vectors (node_id, slot, model, scale, codes) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![node, OWN_SLOT, model, f64::from(scale), blob])?;
+    Ok(())
+}
+
+/// Migration 0003's second half: quantise the f32 vectors the migration set aside into the
+/// new table, then drop the old one. Runs inside the migration's transaction.
+pub(super) fn convert_f32_vectors(tx: &Transaction<'_>) -> Result<()> {
+    let mut stmt = tx.prepare("SELECT node_id, model, dim, data FROM vectors_f32")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let id: String = r.get(0)?;
+        let model: String = r.get(1)?;
+        let dim: i64 = r.get(2)?;
+        let data: Vec<u8> = r.get(3)?;
+        if data.len() as i64 != dim * 4 {
+            // A damaged vector is dropped, not carried over: the node is re-embedded on open.
+            continue;
+        }
+        let v: Vec<f32> = data.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+        let (scale, codes) = quantise(&v);
+        put_codes(tx, &id, &model, scale, &codes)?;
+    }
+    drop(rows);
+    drop(stmt);
+    tx.execute("DROP TABLE vectors_f32", [])?;
+    Ok(())
+}
+
+/// Where the stored vectors stand: the last row written and how many rows were ever deleted.
+/// A reader holding the vectors up to `seq` catches up by loading the later rows, unless
+/// `deleted` moved (then it reloads them all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct VectorMark {
+    /// The largest `seq` of a vector row (0 when none was ever written).
+    pub seq: i64,
+    /// Vector rows deleted since the table was made.
+    pub deleted: i64,
+}
+
+/// A vector row written after some `seq`, with what its session vector depends on.
+#[derive(Debug, Clone)]
+pub struct NewVector {
+    /// The node.
+    pub node_id: NodeId,
+    /// The node's level (0 = leaf).
+    pub level: u32,
+    /// The summary that sealed it, if any.
+    pub parent_id: Option<NodeId>,
+    /// The codes' scale.
+    pub scale: f32,
+    /// The int8 codes.
+    pub codes: Vec<i8>,
+}
+
 /// Vector reads.
 pub trait VectorReads: Reader {
-    /// Every vector made by `model`, in node-id order.
-    fn for_each_vector(&self, model: &str, mut f: impl FnMut(NodeId, Vec<f32>)) -> Result<()> {
-        let mut stmt =
-            self.conn().prepare("SELECT node_id, dim, data FROM vectors WHERE model = ?1 ORDER BY node_id")?;
-        let mut rows = stmt.query([model])?;
+    /// The current [`VectorMark`].
+    fn vector_mark(&self) -> Result<VectorMark> {
+        let seq: i64 = self.conn().query_row("SELECT COALESCE(MAX(seq), 0) FROM vectors", [], |r| r.get(0))?;
+        let deleted: String =
+            self.conn().query_row("SELECT value FROM meta WHERE key = 'vectors_deleted'", [], |r| r.get(0))?;
+        let deleted = deleted.parse().map_err(|_| Error::Corrupt {
+            what: "meta.vectors_deleted".into(),
+            reason: format!("not a number: {deleted:?}"),
+        })?;
+        Ok(VectorMark { seq, deleted })
+    }
+
+    /// The node vectors of `model` written after `seq`, oldest first (nodes deleted since
+    /// are not among them: their rows went with them).
+    fn vectors_since(&self, model: &str, seq: i64) -> Result<Vec<NewVector>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT v.node_id, n.level, n.parent_id, v.scale, v.codes FROM vectors v \
+             JOIN nodes n ON n.node_id = v.node_id \
+             WHERE v.seq > ?1 AND v.model = ?2 AND v.slot = ?3 ORDER BY v.seq",
+        )?;
+        let mut rows = stmt.query(params![seq, model, OWN_SLOT])?;
+        let mut out = Vec::new();
         while let Some(r) = rows.next()? {
-            let id: String = r.get(0)?;
-            let dim: i64 = r.get(1)?;
-            let data: Vec<u8> = r.get(2)?;
-            if data.len() != dim as usize * 4 {
-                return Err(Error::Corrupt { what: format!("vectors[{id}]"), reason: "blob length != 4 * dim".into() });
+            let id = text_column(r, 0)?;
+            let scale: f64 = r.get(3)?;
+            let raw = r.get_ref(4)?.as_blob().map_err(|_| corrupt(id, "codes are not a blob"))?;
+            if !scale.is_finite() {
+                return Err(corrupt(id, "scale is not finite"));
             }
-            let v = data.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
-            f(NodeId(id), v);
+            out.push(NewVector {
+                node_id: NodeId(id.to_string()),
+                level: r.get(1)?,
+                parent_id: r.get::<_, Option<String>>(2)?.map(NodeId),
+                scale: scale as f32,
+                codes: raw.iter().map(|&b| b as i8).collect(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Every node vector made by `model` as `f(id, scale, codes)`, in node-id order.
+    fn for_each_vector(&self, model: &str, mut f: impl FnMut(&str, f32, &[i8])) -> Result<()> {
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT node_id, scale, codes FROM vectors WHERE model = ?1 AND slot = ?2 ORDER BY node_id")?;
+        let mut rows = stmt.query(params![model, OWN_SLOT])?;
+        let mut codes: Vec<i8> = Vec::new();
+        while let Some(r) = rows.next()? {
+            let id = text_column(r, 0)?;
+            let scale: f64 = r.get(1)?;
+            let raw = r.get_ref(2)?.as_blob().map_err(|_| corrupt(id, "codes are not a blob"))?;
+            codes.clear();
+            codes.extend(raw.iter().map(|&b| b as i8));
+            if !scale.is_finite() {
+                return Err(corrupt(id, "scale is not finite"));
+            }
+            f(id, scale as f32, &codes);
         }
         Ok(())
     }
@@ -45,12 +149,36 @@ pub trait VectorReads: Reader {
     /// Ids of nodes that have no vector from `model`.
     fn nodes_missing_vectors(&self, model: &str) -> Result<Vec<NodeId>> {
         let mut stmt = self.conn().prepare(
-            "SELECT n.node_id FROM nodes n LEFT JOIN vectors v ON v.node_id = n.node_id AND v.model = ?1 \
-             WHERE v.node_id IS NULL ORDER BY n.node_id",
+            "SELECT n.node_id FROM nodes n LEFT JOIN vectors v ON v.node_id = n.node_id AND v.slot = ?2 \
+             AND v.model = ?1 WHERE v.node_id IS NULL ORDER BY n.node_id",
         )?;
-        let rows = stmt.query_map([model], |r| Ok(NodeId(r.get(0)?)))?;
+        let rows = stmt.query_map(params![model, OWN_SLOT], |r| Ok(NodeId(r.get(0)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
+
+    /// Every level-1 summary and its children (the leaves whose vectors make its session
+    /// vector), handed to `f(summary, children)` in no particular order.
+    fn for_each_session(&self, mut f: impl FnMut(&str, &[&str])) -> Result<()> {
+        let mut stmt = self.conn().prepare("SELECT node_id, child_ids FROM nodes WHERE level = 1")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let id = text_column(r, 0)?;
+            let raw = text_column(r, 1)?;
+            let children: Vec<String> = serde_json::from_str(raw)
+                .map_err(|e| Error::Corrupt { what: format!("nodes[{id}].child_ids"), reason: e.to_string() })?;
+            f(id, &children.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+        Ok(())
+    }
+}
+
+/// Column `i` as borrowed text.
+fn text_column<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> Result<&'r str> {
+    r.get_ref(i)?.as_str().map_err(|e| Error::Corrupt { what: "vectors".into(), reason: e.to_string() })
+}
+
+fn corrupt(id: &str, reason: &str) -> Error {
+    Error::Corrupt { what: format!("vectors[{id}]"), reason: reason.into() }
 }
 
 impl<R: Reader> VectorReads for R {}

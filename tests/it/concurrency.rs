@@ -227,3 +227,47 @@ fn a_read_only_reader_follows_the_writer_of_another_handle() {
     assert!(hit["content"].as_str().unwrap().contains("Zephyrine"), "{out}");
     assert!(hit["explain"].to_string().contains("person:zephyrine"), "the new name routes: {hit}");
 }
+
+/// The dense state of `r` as comparable text: every node's vector as its top-3 neighbours'
+/// ids and cosines for a few probe queries, and the session vectors' cosines.
+fn dense_fingerprint(r: &MemoryReader, probes: &[&str]) -> (usize, usize, Vec<String>) {
+    let d = r.dense().expect("a model is configured");
+    let emb = memtree::HashEmbedder::new(64);
+    let mut out = Vec::new();
+    for p in probes {
+        let q = memtree::Embedder::embed(&emb, &[p]).unwrap().pop().unwrap();
+        for (id, s) in d.vectors().top_k(&q, 5, memtree::Rows::All) {
+            out.push(format!("{p}: {id} {s:.5}"));
+        }
+    }
+    (d.vectors().len(), d.vectors().sessions(), out)
+}
+
+#[test]
+fn a_reader_of_another_handle_catches_up_on_vectors_as_a_fresh_open_would() {
+    // A reader that saw the store before a write loads only the vectors written after (and the
+    // session vectors they change); after a delete it reloads them all. Either way its state
+    // must equal what a reader opened afterwards loads from scratch.
+    let fx = Fixture::new(config());
+    let mut mem = fx.open();
+    mem.ingest((0..6).map(|i| chat("slack:#eng", "Ana", T0 + i * 60_000, &format!("osprey survey step {i}")))).unwrap();
+    mem.flush().unwrap();
+    let reader = MemoryReader::open(fx.dir.path(), fx.options()).unwrap();
+    let probes = ["osprey survey", "tern nesting season", "step 9"];
+    let before = reader.read(|r| Ok(dense_fingerprint(r, &probes))).unwrap();
+    assert!(before.0 > 0 && before.1 > 0, "vectors and sessions are loaded on open: {before:?}");
+    // Only additions: new leaves, and a seal whose summary's session spans old and new leaves.
+    mem.ingest((6..12).map(|i| chat("slack:#eng", "Bo", T0 + i * 60_000, &format!("tern nesting step {i}")))).unwrap();
+    mem.ingest([chat("slack:#ops", "Cy", T0, "the tern nesting season opens")]).unwrap();
+    mem.flush().unwrap();
+    let caught_up = reader.read(|r| Ok(dense_fingerprint(r, &probes))).unwrap();
+    let fresh = MemoryReader::open(fx.dir.path(), fx.options()).unwrap();
+    assert_eq!(caught_up, fresh.read(|r| Ok(dense_fingerprint(r, &probes))).unwrap());
+    assert!(caught_up.0 > before.0 && caught_up.1 > before.1, "{before:?} → {caught_up:?}");
+    // A delete: the vectors of the forgotten source go away in the reader too.
+    mem.delete_source(&SourceId::from("slack:#ops")).unwrap();
+    let after_delete = reader.read(|r| Ok(dense_fingerprint(r, &probes))).unwrap();
+    let fresh = MemoryReader::open(fx.dir.path(), fx.options()).unwrap();
+    assert_eq!(after_delete, fresh.read(|r| Ok(dense_fingerprint(r, &probes))).unwrap());
+    assert!(after_delete.0 < caught_up.0, "{caught_up:?} → {after_delete:?}");
+}

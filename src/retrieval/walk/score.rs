@@ -7,13 +7,14 @@
 //! parent score rather than a hard filter (§3), min-max fusion rather than RRF (§4).
 //!
 //! [`score_leaves`] runs in steps: the first stage gathers candidates ([`first_stage`]), each
-//! candidate gets its context ([`context`]: its row, its neighbouring turns, its session's
-//! vector), the neighbours get their BM25, the parent summaries theirs, then each leaf's raw
-//! lexical and dense signals ([`raw_signals`]) are normalised and fused ([`fuse`]).
+//! candidate gets its context ([`context`]: its row, its neighbouring turns), the neighbours
+//! get their BM25, the parent summaries theirs, then each leaf's raw lexical and dense signals
+//! ([`raw_signals`], the dense one with its session's vector) are normalised and fused
+//! ([`fuse`]).
 
 use super::params::WalkParams;
 use super::query::QueryAnalysis;
-use crate::embed::VectorMatrix;
+use crate::embed::{Rows, VectorMatrix};
 use crate::error::Result;
 use crate::index::{IndexSearcher, LevelFilter, SearchFilter};
 use crate::reader::MemoryReader;
@@ -65,9 +66,6 @@ struct Context {
     /// Per row: the sibling before it, then the one after it (none when the row is not among
     /// its parent's children, or the parent is not in the store).
     neighbours: Vec<Vec<NodeId>>,
-    /// Per parent: the normalised mean of its children's vectors (the session vector); empty
-    /// without the dense signal.
-    centroids: HashMap<NodeId, Option<Vec<f32>>>,
 }
 
 /// One row's signals before normalisation.
@@ -101,7 +99,7 @@ pub fn score_leaves(
     };
     let dense = held.as_ref().map(|(q, d)| DenseQuery { q: q.as_slice(), vectors: d.vectors() });
     let (cand, mut bm25) = first_stage(&searcher, qa, flt, params, extra, dense)?;
-    let ctx = context(mem, flt, cand, dense)?;
+    let ctx = context(mem, flt, cand)?;
     // Neighbours outside the candidate set have BM25 too: score them among themselves.
     let need: Vec<NodeId> = ctx
         .neighbours
@@ -149,7 +147,7 @@ fn first_stage(
         }
     }
     if let Some(d) = dense {
-        for (id, _) in d.vectors.top_k(d.q, params.candidates, NodeId::is_leaf_id) {
+        for (id, _) in d.vectors.top_k(d.q, params.candidates, Rows::Leaves) {
             cand.insert(NodeId(id));
         }
     }
@@ -158,14 +156,8 @@ fn first_stage(
 
 /// The rows of the candidates that are leaves passing `flt`, and the neighbours that give
 /// each its context: the turns before and after it among its parent's children (or its
-/// tree's open buffer when not sealed yet); with the dense signal, each parent's session
-/// vector.
-fn context(
-    mem: &MemoryReader,
-    flt: &SearchFilter,
-    cand: BTreeSet<NodeId>,
-    dense: Option<DenseQuery<'_>>,
-) -> Result<Context> {
+/// tree's open buffer when not sealed yet).
+fn context(mem: &MemoryReader, flt: &SearchFilter, cand: BTreeSet<NodeId>) -> Result<Context> {
     let rows = mem.store().node_briefs(&cand.into_iter().collect::<Vec<_>>())?;
     let rows: Vec<NodeBrief> = rows.into_iter().filter(|n| n.is_leaf() && passes(n, flt)).collect();
     let mut by_parent: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -189,14 +181,10 @@ fn context(
             }
         }
     };
-    let mut centroids: HashMap<NodeId, Option<Vec<f32>>> = HashMap::new();
     let parent_ids: Vec<NodeId> = by_parent.keys().map(|p| NodeId(p.to_string())).collect();
     mem.store().for_each_child_list(&parent_ids, |parent, children| {
         if let Some(members) = by_parent.get(parent) {
             place(children, members);
-        }
-        if let Some(d) = dense {
-            centroids.insert(NodeId(parent.to_string()), d.vectors.centroid(children.iter().copied()));
         }
         Ok(())
     })?;
@@ -204,7 +192,7 @@ fn context(
         let ids = mem.store().buffer_ids(tree, 0)?;
         place(&ids.iter().map(|x| x.as_str()).collect::<Vec<_>>(), members);
     }
-    Ok(Context { rows, neighbours, centroids })
+    Ok(Context { rows, neighbours })
 }
 
 /// Per row, before normalisation: lexical = own BM25 + `window` × the neighbours' share;
@@ -225,13 +213,10 @@ fn raw_signals(ctx: &Context, bm25: &HashMap<NodeId, f64>, params: &WalkParams, 
             } else {
                 nbs.iter().map(|x| d.cosine(x.as_str())).sum::<f64>() / nbs.len() as f64
             };
+            // The session vector is kept with the summary (computed when it or its children's
+            // vectors arrived), not summed here per query.
             let session = match &row.parent_id {
-                Some(p) => ctx
-                    .centroids
-                    .get(p)
-                    .and_then(|c| c.as_ref())
-                    .map(|c| c.iter().zip(d.q.iter()).map(|(a, b)| f64::from(a * b)).sum::<f64>())
-                    .unwrap_or(0.0),
+                Some(p) => d.vectors.session_cosine(d.q, p.as_str()).map_or(0.0, f64::from),
                 None => 0.0,
             };
             raw.dense.push(own + params.dense_window * nb + params.dense_parent * session);
