@@ -68,7 +68,8 @@ pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Role};
 pub use mcp::{ServeError, serve_stdio};
 pub use memory::{ImportOptions, ImportSummary, Memory, OpenReport, SyncReport};
 pub use options::{
-    CONTENT_DIR, DEFAULT_LOCK_TIMEOUT, LOCK_TIMEOUT_ENV, OpenOptions, default_store_dir, lock_timeout_from_env,
+    CONTENT_DIR, DEFAULT_LOCK_TIMEOUT, Embedding, LOCK_TIMEOUT_ENV, OpenOptions, default_store_dir,
+    lock_timeout_from_env,
 };
 pub use reader::{Dense, MemoryReader, Stats};
 pub use retrieval::{

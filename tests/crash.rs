@@ -34,6 +34,9 @@ const CHILD_ENV: &str = "MEMTREE_CRASH_CHILD";
 const NO_MODEL_ENV: &str = "MEMTREE_CRASH_NO_MODEL";
 /// Set in the child: stop after this many steps.
 const STEPS_ENV: &str = "MEMTREE_CRASH_STEPS";
+/// Set in the child: open with deferred embedding, and after the steps make the vectors
+/// with `embed_pending` (and check that none is left missing).
+const DEFERRED_ENV: &str = "MEMTREE_CRASH_DEFERRED";
 
 fn main() {
     if let Ok(dir) = std::env::var(CHILD_ENV) {
@@ -138,7 +141,12 @@ fn step(mem: &mut Memory, i: usize) -> memtree::Result<()> {
 fn child(dir: &Path) {
     let with_model = std::env::var_os(NO_MODEL_ENV).is_none();
     let steps = std::env::var(STEPS_ENV).ok().and_then(|s| s.parse().ok()).unwrap_or(STEPS);
-    let mut mem = Memory::open_with(dir, options(with_model)).expect("child open");
+    let deferred = std::env::var_os(DEFERRED_ENV).is_some();
+    let mut opts = options(with_model);
+    if deferred {
+        opts.embedding = memtree::Embedding::Deferred;
+    }
+    let mut mem = Memory::open_with(dir, opts).expect("child open");
     let mut out = std::io::stdout().lock();
     writeln!(out, "open").unwrap();
     out.flush().unwrap();
@@ -146,6 +154,11 @@ fn child(dir: &Path) {
         step(&mut mem, i).unwrap_or_else(|e| panic!("step {i}: {e}"));
         writeln!(out, "ok {i}").unwrap();
         out.flush().unwrap();
+    }
+    if deferred {
+        mem.embed_pending(|_| {}).expect("embed_pending");
+        let missing = mem.as_reader().store().nodes_missing_vectors(MODEL).unwrap();
+        assert!(missing.is_empty(), "{} nodes still without vectors after embed_pending", missing.len());
     }
 }
 
@@ -318,6 +331,26 @@ fn parent() -> Report {
             continue;
         }
         if let Err(e) = verify(dir.path(), steps, &refs, &format!("open_embed after {steps} steps")) {
+            report.failures.push(e);
+        }
+    }
+    // Deferred embedding: the steps store no vectors and `embed_pending` makes them after; a
+    // kill inside it (before its transaction commits, or in the model call) loses nothing, and
+    // the next run's `embed_pending` finishes the job.
+    for point in ["open_embed:1", "embed_batch:1"] {
+        let dir = tempfile::tempdir().unwrap();
+        let first = run_child(dir.path(), Some(point), &[(DEFERRED_ENV, "1")]);
+        let second = run_child(dir.path(), None, &[(DEFERRED_ENV, "1"), (STEPS_ENV, "0")]);
+        report.repair_runs += 1;
+        if !first.killed || first.acked != STEPS {
+            report.failures.push(format!("deferred {point}: not reached after the steps ({} acked)", first.acked));
+            continue;
+        }
+        if second.killed {
+            report.failures.push(format!("deferred {point}: the resuming run was killed"));
+            continue;
+        }
+        if let Err(e) = verify(dir.path(), STEPS, &refs, &format!("deferred {point}")) {
             report.failures.push(e);
         }
     }

@@ -424,6 +424,11 @@ fn run(cli: &Cli) -> Result<()> {
     if reads_only && !fresh {
         open_opts.lock_timeout = std::time::Duration::ZERO;
     }
+    // An import is durable and searchable before its vectors are made; they follow, with
+    // their own progress bar (a stopped run's are made by the next `ingest`).
+    if matches!(cli.cmd, Cmd::Ingest { .. }) {
+        open_opts.embedding = memtree::Embedding::Deferred;
+    }
     let mut mem = match Memory::open_with(&dir, open_opts) {
         Ok(m) => m,
         // Another process (the assistant) is writing: reads go through a read-only handle.
@@ -451,7 +456,17 @@ fn run(cli: &Cli) -> Result<()> {
                     return Err(e);
                 }
             };
-            print(cli, &ingest_json(&r))?;
+            let mut bar: Option<ProgressBar> = None;
+            let vectors = mem.embed_pending(|p| {
+                let pb = bar.get_or_insert_with(|| progress(p.total, "vectors"));
+                pb.set_position(p.done);
+                if p.done >= p.total {
+                    pb.finish_and_clear();
+                }
+            })?;
+            let mut out = ingest_json(&r);
+            out["vectors"] = vectors.into();
+            print(cli, &out)?;
         }
         Cmd::Tool { .. } => {
             let req = tool_call.context("a tool command carries its call")??;

@@ -277,7 +277,14 @@ fn load_uncached(dir: &Path) -> Result<Loaded> {
     let library = init_ort(&library)?;
 
     let model = UserDefinedEmbeddingModel::new(onnx, tokenizer_files).with_pooling(Pooling::Mean);
-    let options = InitOptionsUserDefined::new().with_max_length(MAX_TOKENS).with_intra_threads(intra_threads());
+    // ONNX Runtime's pool threads spin for a while after each call, waiting for the next one;
+    // on two cores that spinning takes the CPU from the rest of the query (walk after its
+    // query embedding ran ~2× slower than the same work without the model: BENCHMARKS.md).
+    let options = InitOptionsUserDefined::new()
+        .with_max_length(MAX_TOKENS)
+        .with_intra_threads(intra_threads())
+        .with_session_config("session.intra_op.allow_spinning", "0")
+        .with_session_config("session.inter_op.allow_spinning", "0");
     let built =
         catch_unwind(AssertUnwindSafe(|| TextEmbedding::try_new_from_user_defined(model, options))).map_err(|p| {
             Error::model(format!("ONNX Runtime panicked while loading {}: {}", dir.display(), panic_text(&p)))

@@ -9,6 +9,7 @@ use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::index::{IndexDoc, IndexWrite};
 use crate::ingest::{IngestReport, WriteBatch, WriteContext};
+use crate::options::Embedding;
 use crate::store::{NodeReads, NodeRow, Tx};
 use crate::types::{NodeId, TreeId};
 
@@ -57,7 +58,7 @@ impl Memory {
         // Another writer may have died between its two commits, or written without the model
         // this handle has: what open repairs, a write that finds the store moved repairs too.
         self.repair_index(&mut iw)?;
-        if moved {
+        if moved && self.view.opts.embedding == Embedding::WithEachWrite {
             self.embed_missing(&mut iw)?;
         }
         // On an error the writer is dropped: whatever it queued is discarded.
@@ -104,11 +105,12 @@ impl Memory {
             f(&mut batch)?;
             let written = batch.finish();
             let vecs = match &view.opts.embedder {
-                Some(emb) => {
+                Some(emb) if view.opts.embedding == Embedding::WithEachWrite => {
                     let rows: Vec<&NodeRow> = written.nodes.iter().map(|w| &w.row).collect();
                     embed_rows(&tx, emb.as_ref(), &rows)?
                 }
-                None => Vec::new(),
+                // Deferred: `Memory::embed_pending` makes them.
+                _ => Vec::new(),
             };
             crate::crash::point("store_commit");
             derived.write().unwrap_or_else(|p| p.into_inner()).set_generation(next);

@@ -19,7 +19,7 @@ use crate::entities::{Gazetteer, Registry, VaultFingerprint};
 use crate::error::{Error, Result};
 use crate::index::FullTextIndex;
 use crate::ingest::{Document, IngestReport, Item};
-use crate::options::{CONTENT_DIR, OpenOptions};
+use crate::options::{CONTENT_DIR, Embedding, OpenOptions};
 use crate::reader::{MemoryReader, Parts};
 use crate::store::{NodeReads, SourceRow, Store};
 use crate::types::{EntityKind, SourceId, SourceKind, TreeId};
@@ -101,7 +101,9 @@ impl Memory {
         let mut iw = mem.index.begin()?;
         mem.opened.index_rebuilt = mem.repair_index(&mut iw)?;
         mem.reload_vectors()?;
-        mem.opened.vectors_added = mem.embed_missing(&mut iw)?;
+        if mem.view.opts.embedding == Embedding::WithEachWrite {
+            mem.opened.vectors_added = mem.embed_missing(&mut iw)?;
+        }
         iw.close()?;
         Ok(mem)
     }

@@ -8,6 +8,7 @@ use crate::derived::{load_gazetteer, load_vectors};
 use crate::embed::{Embedder, VectorMatrix};
 use crate::error::Result;
 use crate::index::{IndexDoc, IndexWrite};
+use crate::ingest::import::Progress;
 use crate::store::{BatchReads, EntityReads, NodeReads, TopicReads, Tx, VectorReads};
 use crate::types::{NodeId, TreeId};
 use std::collections::{BTreeSet, HashMap};
@@ -27,13 +28,42 @@ impl Memory {
     pub(super) fn embed_missing(&mut self, iw: &mut IndexWrite) -> Result<usize> {
         let Some(emb) = self.view.opts.embedder.clone() else { return Ok(0) };
         let missing = self.view.store.nodes_missing_vectors(emb.name())?;
+        self.embed_nodes(iw, emb.as_ref(), &missing)
+    }
+
+    /// Embed the nodes without a vector (see [`crate::Embedding::Deferred`]), one batch per
+    /// write so that other writers get the lock between batches and a crash or a stop loses
+    /// at most the batch in flight; `progress` hears after each batch. Returns how many nodes
+    /// were embedded (0 without a model).
+    pub fn embed_pending(&mut self, mut progress: impl FnMut(Progress)) -> Result<usize> {
+        let Some(emb) = self.view.opts.embedder.clone() else { return Ok(0) };
+        // Listed once: a node another writer embeds or deletes meanwhile is written again
+        // (the same vector) or skipped (its row is gone).
+        let missing = self.view.store.nodes_missing_vectors(emb.name())?;
+        let total = missing.len() as u64;
+        let mut done = 0usize;
+        for batch in missing.chunks(EMBED_BATCH) {
+            let _guard = self.lock()?;
+            let mut iw = self.index.begin()?;
+            self.embed_nodes(&mut iw, emb.as_ref(), batch)?;
+            iw.close()?;
+            done += batch.len();
+            progress(Progress { unit: "vectors", done: done as u64, total });
+        }
+        Ok(done)
+    }
+
+    /// Embed `ids` (those still stored) in one transaction under the writer lock, with this
+    /// write's index writer, and add their vectors and the session vectors they change to the
+    /// matrix.
+    fn embed_nodes(&mut self, iw: &mut IndexWrite, emb: &dyn Embedder, missing: &[NodeId]) -> Result<usize> {
         if missing.is_empty() {
             return Ok(0);
         }
         let n = missing.len();
         let tx = self.view.store.begin()?;
         crate::crash::point("open_embed");
-        let (vecs, parents) = embed_stored(&tx, emb.as_ref(), &missing)?;
+        let (vecs, parents) = embed_stored(&tx, emb, missing)?;
         let g = tx.commit()?;
         self.synced = g;
         // The index did not change, but its payload must track the generation.

@@ -6,7 +6,7 @@
 use crate::common::{Fixture, HOUR, T0, chat};
 use memtree::Scope;
 use memtree::internals::NodeReads;
-use memtree::{Config, Document, Memory, MemoryReader, SourceId, TreeId};
+use memtree::{Config, Document, Memory, MemoryReader, OpenOptions, SourceId, TreeId};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -270,4 +270,49 @@ fn a_reader_of_another_handle_catches_up_on_vectors_as_a_fresh_open_would() {
     let fresh = MemoryReader::open(fx.dir.path(), fx.options()).unwrap();
     assert_eq!(after_delete, fresh.read(|r| Ok(dense_fingerprint(r, &probes))).unwrap());
     assert!(after_delete.0 < caught_up.0, "{caught_up:?} → {after_delete:?}");
+}
+
+#[test]
+fn deferred_embedding_is_searchable_at_once_and_embed_pending_ends_where_inline_embedding_does() {
+    let items = || {
+        (0..300)
+            .map(|i| {
+                chat("slack:#eng", ["Ana", "Bo"][i % 2], T0 + i as i64 * 60_000, &format!("osprey survey marker{i}"))
+            })
+            .collect::<Vec<_>>()
+    };
+    let inline = Fixture::new(config());
+    let mut a = inline.open();
+    a.ingest(items()).unwrap();
+    a.flush().unwrap();
+    let fx = Fixture::new(config());
+    let deferred = || OpenOptions { embedding: memtree::Embedding::Deferred, ..fx.options() };
+    let mut b = Memory::open_with(fx.dir.path(), deferred()).unwrap();
+    b.ingest(items()).unwrap();
+    b.flush().unwrap();
+    // Durable and lexically searchable before any vector exists.
+    assert_eq!(b.as_reader().stats().unwrap().counts.vectors, 0);
+    let out = memtree::tool::call_read_json(
+        b.as_reader(),
+        r#"{"mode":"walk","query":"what about marker217?"}"#,
+        &Scope::all(),
+    )
+    .unwrap();
+    assert!(out["hits"][0]["content"].as_str().unwrap().ends_with("marker217"), "{out}");
+    // A deferred open embeds nothing either; embed_pending does, batch by batch.
+    drop(b);
+    let mut b = Memory::open_with(fx.dir.path(), deferred()).unwrap();
+    assert_eq!(b.open_report().vectors_added, 0);
+    let mut seen = Vec::new();
+    let n = b.embed_pending(|p| seen.push((p.done, p.total))).unwrap();
+    let c = b.as_reader().stats().unwrap().counts;
+    let total = c.leaves + c.summaries_per_level.iter().sum::<u64>();
+    assert_eq!(n as u64, total);
+    assert!(seen.len() > 1 && seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
+    assert_eq!(seen.last(), Some(&(total, total)));
+    assert_eq!(b.embed_pending(|_| panic!("nothing is left")).unwrap(), 0);
+    let probes = ["osprey survey", "marker42", "Ana"];
+    let got = b.as_reader().read(|r| Ok(dense_fingerprint(r, &probes))).unwrap();
+    assert_eq!(got, a.as_reader().read(|r| Ok(dense_fingerprint(r, &probes))).unwrap());
+    assert!(got.1 > 0, "session vectors were made: {got:?}");
 }
