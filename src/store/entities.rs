@@ -1,13 +1,16 @@
 //! Entity rows, the node ↔ entity index, and the co-occurrence edges derived from it.
 //! Mention counts and edge weights are maintained in the same transaction as the nodes, so
-//! they are exact after any insert, replace or delete.
+//! they are exact after any insert, replace or delete once it commits. A transaction adds
+//! them up in memory ([`PendingCounts`]) and writes one row per distinct entity and pair
+//! when it commits or detaches: a chat's speakers co-occur on every leaf, so writing per
+//! leaf updated the same few rows thousands of times per import.
 
 use super::{Reader, Tx};
 use crate::entities::Mention;
 use crate::error::Result;
 use crate::types::{EntityId, EntityKind, NodeId};
 use rusqlite::{OptionalExtension, params};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// One entity as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,10 +185,42 @@ fn id_column<R: Reader + ?Sized, T>(r: &R, sql: &str, key: &str, id: fn(String) 
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// What a transaction's leaves added to the entity counts and edge weights and has not
+/// written yet. Only additions wait here; a detach writes them first, then subtracts in SQL.
+/// Entity ids are numbered within the transaction, so adding a pair allocates nothing.
+#[derive(Debug, Default)]
+pub(super) struct PendingCounts {
+    /// Entity id → its number in this transaction (an index into `names` and `created`).
+    keys: HashMap<String, u32>,
+    names: Vec<String>,
+    /// Whether this transaction has created or updated the entity's row since its last
+    /// detach: the first mention writes the row, so that joins on `entities` inside the
+    /// transaction (a summary's `entities_of_nodes`) see it; later mentions add up here.
+    created: Vec<bool>,
+    /// Entity → (leaves mentioning it, latest content time) added and not yet written.
+    entities: HashMap<u32, (u64, i64)>,
+    /// (a, b) with id a < id b → leaves mentioning both, added and not yet written.
+    edges: HashMap<(u32, u32), u64>,
+}
+
+impl PendingCounts {
+    fn key(&mut self, id: &str) -> u32 {
+        if let Some(k) = self.keys.get(id) {
+            return *k;
+        }
+        let k = self.names.len() as u32;
+        self.keys.insert(id.to_owned(), k);
+        self.names.push(id.to_owned());
+        self.created.push(false);
+        k
+    }
+}
+
 impl Tx<'_> {
     /// Attach `mentions` to a node. For a leaf this also counts the mention and adds one to the
     /// weight of every pair's edge; summaries only index their entities (their sets are unions
-    /// of their leaves', so counting them would join everything under one summary).
+    /// of their leaves', so counting them would join everything under one summary). Counts
+    /// and weights are added up in memory and written by [`Tx::flush_counts`].
     pub fn attach_entities(&self, node: &NodeId, is_leaf: bool, time_ms: i64, mentions: &[Mention]) -> Result<()> {
         let mut ins = self
             .tx
@@ -195,6 +230,7 @@ impl Tx<'_> {
              ON CONFLICT(entity_id) DO UPDATE SET mention_count = mention_count + ?4, \
                last_seen_ms = MAX(last_seen_ms, ?5)",
         )?;
+        let mut pending = self.pending.borrow_mut();
         let mut ids = BTreeSet::new();
         for m in mentions {
             if ins.execute(params![node.as_str(), m.id.as_str(), is_leaf])? == 0 {
@@ -202,19 +238,61 @@ impl Tx<'_> {
             }
             // A summary's entities already exist (they are its children's): no row to touch.
             if is_leaf {
-                ent.execute(params![m.id.as_str(), m.kind.as_str(), m.surface, 1, time_ms])?;
+                let k = pending.key(m.id.as_str());
+                if pending.created[k as usize] {
+                    let e = pending.entities.entry(k).or_insert((0, time_ms));
+                    e.0 += 1;
+                    e.1 = e.1.max(time_ms);
+                } else {
+                    ent.execute(params![m.id.as_str(), m.kind.as_str(), m.surface, 1, time_ms])?;
+                    pending.created[k as usize] = true;
+                }
             }
             ids.insert(m.id.as_str());
         }
         if is_leaf {
-            let ids: Vec<&str> = ids.into_iter().collect();
-            let mut edge = self.tx.prepare_cached(
-                "INSERT INTO edges (a, b, weight) VALUES (?1, ?2, 1) ON CONFLICT(a, b) DO UPDATE SET weight = weight + 1",
-            )?;
-            for i in 0..ids.len() {
-                for j in i + 1..ids.len() {
-                    edge.execute(params![ids[i], ids[j]])?;
+            // `ids` is sorted, so each pair is (a, b) with a < b, as the table keeps it.
+            let keys: Vec<u32> = ids.into_iter().map(|id| pending.key(id)).collect();
+            for i in 0..keys.len() {
+                for j in i + 1..keys.len() {
+                    *pending.edges.entry((keys[i], keys[j])).or_insert(0) += 1;
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Write what [`Tx::attach_entities`] added up: one statement per distinct entity and
+    /// per distinct pair, in id order. Runs before a commit and before a detach (which reads
+    /// and subtracts the stored values); a no-op when nothing is pending.
+    pub(super) fn flush_counts(&self) -> Result<()> {
+        let mut pending = self.pending.borrow_mut();
+        let p = &mut *pending;
+        if !p.entities.is_empty() {
+            let mut rows: Vec<(&str, u64, i64)> =
+                p.entities.drain().map(|(k, (c, seen))| (p.names[k as usize].as_str(), c, seen)).collect();
+            rows.sort_unstable();
+            let mut ent = self.tx.prepare_cached(
+                "UPDATE entities SET mention_count = mention_count + ?2, last_seen_ms = MAX(last_seen_ms, ?3) \
+                 WHERE entity_id = ?1",
+            )?;
+            for (id, count, seen) in rows {
+                ent.execute(params![id, count as i64, seen])?;
+            }
+        }
+        if !p.edges.is_empty() {
+            let mut rows: Vec<(&str, &str, u64)> = p
+                .edges
+                .drain()
+                .map(|((a, b), w)| (p.names[a as usize].as_str(), p.names[b as usize].as_str(), w))
+                .collect();
+            rows.sort_unstable();
+            let mut edge = self.tx.prepare_cached(
+                "INSERT INTO edges (a, b, weight) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT(a, b) DO UPDATE SET weight = weight + ?3",
+            )?;
+            for (a, b, w) in rows {
+                edge.execute(params![a, b, w as i64])?;
             }
         }
         Ok(())
@@ -223,6 +301,10 @@ impl Tx<'_> {
     /// Detach every entity of the given nodes, undoing counts and edge weights exactly;
     /// entities left with no node at all are deleted.
     pub fn detach_entities(&self, nodes: &[NodeId]) -> Result<()> {
+        // The stored counts must include this transaction's additions before any is undone.
+        self.flush_counts()?;
+        // A detach may delete an entity row: a later mention must create it again.
+        self.pending.borrow_mut().created.fill(false);
         let mut touched = BTreeSet::new();
         for node in nodes {
             let (ids, is_leaf): (Vec<String>, bool) = {
