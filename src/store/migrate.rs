@@ -8,6 +8,8 @@ use rusqlite::Connection;
 const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init.sql", include_str!("../../index_schema/sql/0001_init.sql")),
     ("0002_source_hash.sql", include_str!("../../index_schema/sql/0002_source_hash.sql")),
+    // 0003: the vector-storage migration goes here (another branch).
+    ("0004_drop_nodes_parent.sql", include_str!("../../index_schema/sql/0004_drop_nodes_parent.sql")),
 ];
 
 /// The schema version this build writes.
