@@ -10,6 +10,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0002_source_hash.sql", include_str!("../../index_schema/sql/0002_source_hash.sql")),
     // 0003: the vector-storage migration goes here (another branch).
     ("0004_drop_nodes_parent.sql", include_str!("../../index_schema/sql/0004_drop_nodes_parent.sql")),
+    ("0005_entity_keys.sql", include_str!("../../index_schema/sql/0005_entity_keys.sql")),
 ];
 
 /// The schema version this build writes.
