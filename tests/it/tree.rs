@@ -501,10 +501,7 @@ fn a_store_of_schema_2_migrates_and_keeps_every_entity_mention_and_edge() {
         .into_iter()
         .map(|e| (e.entity_id.as_str().to_string(), e.mention_count, e.last_seen_ms))
         .collect();
-    assert_eq!(
-        ents,
-        vec![("person:bob".into(), 2, 6), ("person:carol".into(), 1, 6), ("person:zoe".into(), 1, 5)]
-    );
+    assert_eq!(ents, vec![("person:bob".into(), 2, 6), ("person:carol".into(), 1, 6), ("person:zoe".into(), 1, 5)]);
     let on = |id: &str| -> Vec<String> {
         store.node_entities(&memtree::NodeId::from(id)).unwrap().into_iter().map(|e| e.0).collect()
     };
