@@ -93,7 +93,8 @@ fn record(store: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for sql in [
         "SELECT entity_id || ' ' || kind || ' ' || mention_count || ' ' || last_seen_ms FROM entities ORDER BY 1",
-        "SELECT a || ' ' || b || ' ' || weight FROM edges ORDER BY 1",
+        "SELECT MIN(x.entity_id, y.entity_id) || ' ' || MAX(x.entity_id, y.entity_id) || ' ' || weight FROM edges \
+         JOIN entities x ON x.entity_key = a JOIN entities y ON y.entity_key = b ORDER BY 1",
         "SELECT node_id || ' ' || content || ' ' || time_start_ms || ' ' || tags FROM nodes ORDER BY 1",
         "SELECT source_id || ' ' || COALESCE(content_hash, '-') || ' ' || updated_ms FROM sources ORDER BY 1",
         "SELECT node_id FROM vectors ORDER BY 1",

@@ -1,13 +1,16 @@
 //! Entity rows, the node ↔ entity index, and the co-occurrence edges derived from it.
 //! Mention counts and edge weights are maintained in the same transaction as the nodes, so
-//! they are exact after any insert, replace or delete.
+//! they are exact after any insert, replace or delete once it commits. A transaction adds
+//! them up in memory ([`PendingCounts`]) and writes one row per distinct entity and pair
+//! when it commits or detaches: a chat's speakers co-occur on every leaf, so writing per
+//! leaf updated the same few rows thousands of times per import.
 
 use super::{Reader, Tx};
 use crate::entities::Mention;
 use crate::error::Result;
 use crate::types::{EntityId, EntityKind, NodeId};
 use rusqlite::{OptionalExtension, params};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// One entity as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +110,7 @@ pub trait EntityReads: Reader {
         let scopes_json = serde_json::to_string(scopes)?;
         let mut stmt = self.conn().prepare_cached(
             "SELECT e.entity_id, e.kind, e.surface, COUNT(*) AS c, MAX(n.time_end_ms) AS seen \
-             FROM entities e JOIN node_entities ne ON ne.entity_id = e.entity_id AND ne.is_leaf = 1 \
+             FROM entities e JOIN node_entities ne ON ne.entity_key = e.entity_key AND ne.is_leaf = 1 \
              JOIN nodes n ON n.node_id = ne.node_id JOIN trees t ON t.tree_id = n.tree_id \
              WHERE (instr(lower(e.entity_id), ?1) > 0 OR instr(lower(e.surface), ?1) > 0 \
                     OR instr(lower(e.entity_id), ?5) > 0 OR instr(lower(e.surface), ?5) > 0) \
@@ -129,7 +132,7 @@ pub trait EntityReads: Reader {
         let ids = serde_json::to_string(&nodes.iter().map(|n| n.as_str()).collect::<Vec<_>>())?;
         let mut stmt = self.conn().prepare_cached(
             "SELECT DISTINCT e.entity_id, e.kind, e.surface FROM node_entities ne \
-             JOIN entities e ON e.entity_id = ne.entity_id \
+             JOIN entities e ON e.entity_key = ne.entity_key \
              WHERE ne.node_id IN (SELECT value FROM json_each(?1)) ORDER BY e.entity_id",
         )?;
         let rows = stmt.query_map([ids], |r| {
@@ -151,10 +154,12 @@ pub trait EntityReads: Reader {
     /// Edges of `subject`, by weight descending then object id.
     fn co_occurring(&self, subject: &EntityId, limit: usize) -> Result<Vec<EdgeRow>> {
         let mut stmt = self.conn().prepare_cached(
-            "SELECT other, weight FROM ( \
-               SELECT b AS other, weight FROM edges WHERE a = ?1 \
-               UNION ALL SELECT a AS other, weight FROM edges WHERE b = ?1) \
-             ORDER BY weight DESC, other LIMIT ?2",
+            "SELECT e.entity_id, x.weight FROM ( \
+               SELECT b AS other, weight FROM edges WHERE a = (SELECT entity_key FROM entities WHERE entity_id = ?1) \
+               UNION ALL SELECT a AS other, weight FROM edges \
+                 WHERE b = (SELECT entity_key FROM entities WHERE entity_id = ?1)) x \
+             JOIN entities e ON e.entity_key = x.other \
+             ORDER BY x.weight DESC, e.entity_id LIMIT ?2",
         )?;
         let rows = stmt.query_map(params![subject.as_str(), limit as i64], |r| {
             Ok(EdgeRow { subject: subject.clone(), object: EntityId(r.get(0)?), weight: r.get::<_, i64>(1)? as u64 })
@@ -172,8 +177,10 @@ pub trait EntityReads: Reader {
 
 impl<R: Reader> EntityReads for R {}
 
-const ENTITIES_OF_NODE: &str = "SELECT entity_id FROM node_entities WHERE node_id = ?1 ORDER BY entity_id";
-const NODES_OF_ENTITY: &str = "SELECT node_id FROM node_entities WHERE entity_id = ?1 ORDER BY node_id";
+const ENTITIES_OF_NODE: &str = "SELECT e.entity_id FROM node_entities ne JOIN entities e ON e.entity_key = ne.entity_key \
+     WHERE ne.node_id = ?1 ORDER BY e.entity_id";
+const NODES_OF_ENTITY: &str = "SELECT ne.node_id FROM node_entities ne \
+     WHERE ne.entity_key = (SELECT entity_key FROM entities WHERE entity_id = ?1) ORDER BY ne.node_id";
 
 /// The one text column of `sql` (one `?1` parameter, `key`) as ids, in the query's order.
 fn id_column<R: Reader + ?Sized, T>(r: &R, sql: &str, key: &str, id: fn(String) -> T) -> Result<Vec<T>> {
@@ -182,39 +189,100 @@ fn id_column<R: Reader + ?Sized, T>(r: &R, sql: &str, key: &str, id: fn(String) 
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// What a transaction's leaves added to the entity counts and edge weights and has not
+/// written yet, by the store's entity keys. Only additions wait here; a detach writes them
+/// first, then subtracts in SQL.
+#[derive(Debug, Default)]
+pub(super) struct PendingCounts {
+    /// Entity id → its key, for the entities whose row this transaction has created or
+    /// updated since its last detach: the first mention writes the row (so that it exists for
+    /// reads in the transaction, and the key is known), later mentions add up here.
+    keys: HashMap<String, i64>,
+    /// Entity key → (leaves mentioning it, latest content time) added and not yet written.
+    entities: HashMap<i64, (u64, i64)>,
+    /// (a, b) with key a < key b → leaves mentioning both, added and not yet written.
+    edges: HashMap<(i64, i64), u64>,
+}
+
 impl Tx<'_> {
     /// Attach `mentions` to a node. For a leaf this also counts the mention and adds one to the
     /// weight of every pair's edge; summaries only index their entities (their sets are unions
-    /// of their leaves', so counting them would join everything under one summary).
+    /// of their leaves', so counting them would join everything under one summary). Counts
+    /// and weights are added up in memory and written by [`Tx::flush_counts`].
     pub fn attach_entities(&self, node: &NodeId, is_leaf: bool, time_ms: i64, mentions: &[Mention]) -> Result<()> {
         let mut ins = self
             .tx
-            .prepare_cached("INSERT OR IGNORE INTO node_entities (node_id, entity_id, is_leaf) VALUES (?1, ?2, ?3)")?;
-        let mut ent = self.tx.prepare_cached(
-            "INSERT INTO entities (entity_id, kind, surface, mention_count, last_seen_ms) VALUES (?1, ?2, ?3, ?4, ?5) \
-             ON CONFLICT(entity_id) DO UPDATE SET mention_count = mention_count + ?4, \
-               last_seen_ms = MAX(last_seen_ms, ?5)",
-        )?;
-        let mut ids = BTreeSet::new();
+            .prepare_cached("INSERT OR IGNORE INTO node_entities (node_id, entity_key, is_leaf) VALUES (?1, ?2, ?3)")?;
+        let mut pending = self.pending.borrow_mut();
+        let mut keys = Vec::with_capacity(mentions.len());
         for m in mentions {
-            if ins.execute(params![node.as_str(), m.id.as_str(), is_leaf])? == 0 {
+            let key = match pending.keys.get(m.id.as_str()) {
+                Some(k) => *k,
+                None if is_leaf => {
+                    // First sight in this transaction: create or count the row, learn its key.
+                    let k: i64 = self
+                        .tx
+                        .prepare_cached(
+                            "INSERT INTO entities (entity_id, kind, surface, mention_count, last_seen_ms) \
+                             VALUES (?1, ?2, ?3, 0, ?4) ON CONFLICT(entity_id) DO UPDATE SET \
+                               last_seen_ms = MAX(last_seen_ms, ?4) RETURNING entity_key",
+                        )?
+                        .query_row(params![m.id.as_str(), m.kind.as_str(), m.surface, time_ms], |r| r.get(0))?;
+                    pending.keys.insert(m.id.as_str().to_owned(), k);
+                    k
+                }
+                // A summary's entities already exist (they are its children's): no row to touch.
+                None => self
+                    .tx
+                    .prepare_cached("SELECT entity_key FROM entities WHERE entity_id = ?1")?
+                    .query_row([m.id.as_str()], |r| r.get(0))?,
+            };
+            if ins.execute(params![node.as_str(), key, is_leaf])? == 0 {
                 continue; // duplicate mention on the same node
             }
-            // A summary's entities already exist (they are its children's): no row to touch.
             if is_leaf {
-                ent.execute(params![m.id.as_str(), m.kind.as_str(), m.surface, 1, time_ms])?;
+                let e = pending.entities.entry(key).or_insert((0, time_ms));
+                e.0 += 1;
+                e.1 = e.1.max(time_ms);
             }
-            ids.insert(m.id.as_str());
+            keys.push(key);
         }
         if is_leaf {
-            let ids: Vec<&str> = ids.into_iter().collect();
-            let mut edge = self.tx.prepare_cached(
-                "INSERT INTO edges (a, b, weight) VALUES (?1, ?2, 1) ON CONFLICT(a, b) DO UPDATE SET weight = weight + 1",
-            )?;
-            for i in 0..ids.len() {
-                for j in i + 1..ids.len() {
-                    edge.execute(params![ids[i], ids[j]])?;
+            keys.sort_unstable();
+            for i in 0..keys.len() {
+                for j in i + 1..keys.len() {
+                    *pending.edges.entry((keys[i], keys[j])).or_insert(0) += 1;
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Write what [`Tx::attach_entities`] added up: one statement per distinct entity and
+    /// per distinct pair, in key order. Runs before a commit and before a detach (which reads
+    /// and subtracts the stored values); a no-op when nothing is pending.
+    pub(super) fn flush_counts(&self) -> Result<()> {
+        let mut pending = self.pending.borrow_mut();
+        if !pending.entities.is_empty() {
+            let mut rows: Vec<(i64, (u64, i64))> = pending.entities.drain().collect();
+            rows.sort_unstable();
+            let mut ent = self.tx.prepare_cached(
+                "UPDATE entities SET mention_count = mention_count + ?2, last_seen_ms = MAX(last_seen_ms, ?3) \
+                 WHERE entity_key = ?1",
+            )?;
+            for (key, (count, seen)) in rows {
+                ent.execute(params![key, count as i64, seen])?;
+            }
+        }
+        if !pending.edges.is_empty() {
+            let mut rows: Vec<((i64, i64), u64)> = pending.edges.drain().collect();
+            rows.sort_unstable();
+            let mut edge = self.tx.prepare_cached(
+                "INSERT INTO edges (a, b, weight) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT(a, b) DO UPDATE SET weight = weight + ?3",
+            )?;
+            for ((a, b), w) in rows {
+                edge.execute(params![a, b, w as i64])?;
             }
         }
         Ok(())
@@ -223,13 +291,18 @@ impl Tx<'_> {
     /// Detach every entity of the given nodes, undoing counts and edge weights exactly;
     /// entities left with no node at all are deleted.
     pub fn detach_entities(&self, nodes: &[NodeId]) -> Result<()> {
+        // The stored counts must include this transaction's additions before any is undone.
+        self.flush_counts()?;
+        // A detach may delete an entity row: a later mention must create it again.
+        self.pending.borrow_mut().keys.clear();
         let mut touched = BTreeSet::new();
         for node in nodes {
-            let (ids, is_leaf): (Vec<String>, bool) = {
+            // By key: each pair is (a, b) with a < b, as the edges table keeps it.
+            let (ids, is_leaf): (Vec<i64>, bool) = {
                 let mut stmt = self.tx.prepare_cached(
-                    "SELECT entity_id, is_leaf FROM node_entities WHERE node_id = ?1 ORDER BY entity_id",
+                    "SELECT entity_key, is_leaf FROM node_entities WHERE node_id = ?1 ORDER BY entity_key",
                 )?;
-                let rows: Vec<(String, bool)> = stmt
+                let rows: Vec<(i64, bool)> = stmt
                     .query_map([node.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<rusqlite::Result<_>>()?;
                 let leaf = rows.first().map(|r| r.1).unwrap_or(false);
@@ -238,7 +311,7 @@ impl Tx<'_> {
             if is_leaf {
                 let mut dec = self
                     .tx
-                    .prepare_cached("UPDATE entities SET mention_count = mention_count - 1 WHERE entity_id = ?1")?;
+                    .prepare_cached("UPDATE entities SET mention_count = mention_count - 1 WHERE entity_key = ?1")?;
                 // Drop an edge whose last shared leaf goes, else decrement (weight stays > 0).
                 let mut drop_edge =
                     self.tx.prepare_cached("DELETE FROM edges WHERE a = ?1 AND b = ?2 AND weight <= 1")?;
@@ -259,12 +332,12 @@ impl Tx<'_> {
             touched.extend(ids);
         }
         let mut gone = self.tx.prepare_cached(
-            "DELETE FROM entities WHERE entity_id = ?1 AND NOT EXISTS (SELECT 1 FROM node_entities WHERE entity_id = ?1)",
+            "DELETE FROM entities WHERE entity_key = ?1 AND NOT EXISTS (SELECT 1 FROM node_entities WHERE entity_key = ?1)",
         )?;
         let mut seen = self.tx.prepare_cached(
             "UPDATE entities SET last_seen_ms = COALESCE((SELECT MAX(n.time_end_ms) FROM node_entities e \
-               JOIN nodes n ON n.node_id = e.node_id WHERE e.entity_id = ?1 AND e.is_leaf = 1), 0) \
-             WHERE entity_id = ?1",
+               JOIN nodes n ON n.node_id = e.node_id WHERE e.entity_key = ?1 AND e.is_leaf = 1), 0) \
+             WHERE entity_key = ?1",
         )?;
         for id in &touched {
             if gone.execute([id])? == 0 {

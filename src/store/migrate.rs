@@ -13,6 +13,8 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init.sql", include_str!("../../index_schema/sql/0001_init.sql")),
     ("0002_source_hash.sql", include_str!("../../index_schema/sql/0002_source_hash.sql")),
     ("0003_vector_codes.sql", include_str!("../../index_schema/sql/0003_vector_codes.sql")),
+    ("0004_drop_nodes_parent.sql", include_str!("../../index_schema/sql/0004_drop_nodes_parent.sql")),
+    ("0005_entity_keys.sql", include_str!("../../index_schema/sql/0005_entity_keys.sql")),
 ];
 
 /// The code step of a migration, by file name.

@@ -46,6 +46,8 @@ impl Reader for Store {
 /// An open write transaction. Dropping it without [`Tx::commit`] rolls everything back.
 pub struct Tx<'a> {
     tx: Transaction<'a>,
+    /// Entity counts and edge weights added and not yet written (see `entities`).
+    pending: std::cell::RefCell<entities::PendingCounts>,
 }
 
 impl Reader for Tx<'_> {
@@ -101,7 +103,7 @@ impl Store {
     /// writer process fails fast instead of half-way).
     pub fn begin(&mut self) -> Result<Tx<'_>> {
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        Ok(Tx { tx })
+        Ok(Tx { tx, pending: Default::default() })
     }
 
     /// Run `f` inside one read transaction: every statement in it sees the same snapshot
@@ -130,6 +132,7 @@ impl Store {
 impl Tx<'_> {
     /// Bump the generation and commit; returns the new generation.
     pub fn commit(self) -> Result<u64> {
+        self.flush_counts()?;
         let g = read_generation(&self.tx)? + 1;
         self.tx.execute("UPDATE meta SET value = ?1 WHERE key = 'generation'", [g.to_string()])?;
         self.tx.commit()?;
@@ -141,6 +144,7 @@ impl Tx<'_> {
     /// Commit without bumping the generation: for writes the full-text index does not
     /// reflect (the `memory_recall` facts), so the index stays in step.
     pub fn commit_record_only(self) -> Result<()> {
+        self.flush_counts()?;
         self.tx.commit()?;
         Ok(())
     }

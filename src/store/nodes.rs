@@ -199,7 +199,11 @@ pub trait NodeReads: Reader {
     /// Trees whose level-0 buffer is not empty, with the oldest append time of each.
     fn open_leaf_buffers(&self) -> Result<Vec<(TreeId, i64)>> {
         let mut stmt = self.conn().prepare_cached(
-            "SELECT tree_id, MIN(appended_ms) FROM nodes WHERE level = 0 AND parent_id IS NULL GROUP BY tree_id ORDER BY tree_id",
+            // Per tree through nodes_tree_level (tree_id, level, parent_id): a seek per tree,
+            // where a GROUP BY over the nodes would scan that whole index on every write.
+            "SELECT tree_id, oldest FROM (SELECT t.tree_id, (SELECT MIN(n.appended_ms) FROM nodes n \
+               WHERE n.tree_id = t.tree_id AND n.level = 0 AND n.parent_id IS NULL) AS oldest FROM trees t) \
+             WHERE oldest IS NOT NULL ORDER BY tree_id",
         )?;
         let rows = stmt.query_map([], |r| Ok((TreeId(r.get(0)?), r.get(1)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

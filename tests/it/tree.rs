@@ -468,3 +468,52 @@ fn a_store_from_a_newer_memtree_is_refused_by_writers_and_readers() {
     let v: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
     assert_eq!(v, 99);
 }
+
+#[test]
+fn a_store_of_schema_2_migrates_and_keeps_every_entity_mention_and_edge() {
+    let fx = Fixture::new(Config::default());
+    let db = fx.dir.path().join(memtree::internals::DB_FILE);
+    {
+        // A store as schema 2 wrote it: text-keyed node_entities and edges, nodes_parent.
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(include_str!("../../index_schema/sql/0001_init.sql")).unwrap();
+        conn.execute_batch(include_str!("../../index_schema/sql/0002_source_hash.sql")).unwrap();
+        conn.execute_batch(
+            "INSERT INTO sources (source_id, source_kind, created_ms, updated_ms) VALUES ('slack:#eng', 'chat', 1, 1);
+             INSERT INTO trees VALUES ('source:slack:#eng', 'source', 'slack:#eng', 'chat');
+             INSERT INTO nodes (node_id, tree_id, level, seq, content, time_start_ms, time_end_ms, tokens, appended_ms)
+               VALUES ('L01', 'source:slack:#eng', 0, 1, 'Zoe met Bob', 5, 5, 3, 5),
+                      ('L02', 'source:slack:#eng', 0, 2, 'Bob and Carol', 6, 6, 3, 6);
+             INSERT INTO entities VALUES ('person:zoe', 'person', 'Zoe', 1, 5), ('person:bob', 'person', 'Bob', 2, 6),
+               ('person:carol', 'person', 'Carol', 1, 6);
+             INSERT INTO node_entities VALUES ('L01', 'person:bob', 1), ('L01', 'person:zoe', 1),
+               ('L02', 'person:bob', 1), ('L02', 'person:carol', 1);
+             INSERT INTO edges VALUES ('person:bob', 'person:zoe', 1), ('person:bob', 'person:carol', 1);",
+        )
+        .unwrap();
+        conn.pragma_update(None, "user_version", 2).unwrap();
+    }
+    let mut mem = fx.open();
+    let store = mem.as_reader().store();
+    let ents: Vec<(String, u64, i64)> = store
+        .all_entities()
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.entity_id.as_str().to_string(), e.mention_count, e.last_seen_ms))
+        .collect();
+    assert_eq!(ents, vec![("person:bob".into(), 2, 6), ("person:carol".into(), 1, 6), ("person:zoe".into(), 1, 5)]);
+    let on = |id: &str| -> Vec<String> {
+        store.node_entities(&memtree::NodeId::from(id)).unwrap().into_iter().map(|e| e.0).collect()
+    };
+    assert_eq!(on("L01"), ["person:bob", "person:zoe"]);
+    assert_eq!(on("L02"), ["person:bob", "person:carol"]);
+    let bob = memtree::EntityId::from("person:bob");
+    let edges: Vec<(String, u64)> =
+        store.co_occurring(&bob, 10).unwrap().into_iter().map(|e| (e.object.0, e.weight)).collect();
+    assert_eq!(edges, vec![("person:carol".to_string(), 1), ("person:zoe".to_string(), 1)]);
+    // The migrated store is written to as any other: a new leaf adds to the same rows.
+    mem.ingest(vec![chat("slack:#eng", "Alice", T0, "Carol and Zoe")]).unwrap();
+    let store = mem.as_reader().store();
+    let carol = memtree::EntityId::from("person:carol");
+    assert!(store.co_occurring(&carol, 10).unwrap().iter().any(|e| e.object.0 == "person:zoe"));
+}
