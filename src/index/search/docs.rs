@@ -104,3 +104,76 @@ impl SegmentCollector for SegmentDocs {
         (self.segment, self.docs)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::index::{LevelFilter, SearchFilter};
+    use crate::types::{EntityId, NodeId, SourceId};
+    use crate::{ChatMessage, Item, Memory, Role};
+
+    fn chat(source: &str, i: usize, text: String) -> Item {
+        Item::Chat(ChatMessage {
+            source_id: source.into(),
+            author: ["Alice", "Bob", "Caroline"][i % 3].into(),
+            ts_ms: 1_683_504_000_000 + i as i64 * 60_000,
+            text,
+            source_ref: Some(format!("{source}/{i}")),
+            participants: vec![],
+            tags: vec![],
+            role: Role::Person,
+        })
+    }
+
+    /// The doc-space intersection and BM25 against the id-space ones they replace, on a store
+    /// of several segments, first without deletes (no id lookups), then with a source deleted
+    /// (its docs marked deleted: the id path).
+    #[test]
+    fn docs_agree_with_ids_with_and_without_deletes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut mem = Memory::open(dir.path()).unwrap();
+        let topics = ["the Osprey prototype", "the billing migration", "the Phoenix launch"];
+        for batch in 0..4 {
+            let items: Vec<Item> = (0..40)
+                .map(|k| {
+                    let i = batch * 40 + k;
+                    let tags = if i % 4 == 0 {
+                        " #osprey @dmitri"
+                    } else if i % 4 == 1 {
+                        " #osprey"
+                    } else {
+                        ""
+                    };
+                    let text = format!("Quick update on {}{tags} (msg {i})", topics[i % 3]);
+                    chat(["slack:#eng", "slack:#ops"][i % 2], i, text)
+                })
+                .collect();
+            mem.ingest(items).unwrap();
+        }
+        let pair = [EntityId::from("hashtag:osprey"), EntityId::from("handle:dmitri")];
+        let leaves = SearchFilter { levels: LevelFilter::Leaves, ..SearchFilter::default() };
+        let text = "billing migration";
+        let check = |mem: &Memory| {
+            let s = mem.as_reader().index().searcher();
+            for limit in [5, 10_000] {
+                let docs = s.entity_intersection_docs(&pair, &leaves, limit).unwrap();
+                let mut got = s.node_ids_of_docs(&docs).unwrap();
+                got.sort();
+                let want = s.entity_intersection_ids(&pair, &leaves, limit).unwrap();
+                assert_eq!(got, want, "limit {limit}");
+                assert!(!want.is_empty());
+            }
+            let docs = s.entity_intersection_docs(&pair, &leaves, 10_000).unwrap();
+            let ids: Vec<NodeId> = s.node_ids_of_docs(&docs).unwrap();
+            let by_id = s.bm25_among(text, &ids).unwrap();
+            let by_doc = s.bm25_among_docs(text, &docs).unwrap();
+            for (id, got) in ids.iter().zip(&by_doc) {
+                let want = by_id.get(id).copied().unwrap_or(0.0);
+                assert_eq!(got.to_bits(), want.to_bits(), "{}", id.as_str());
+            }
+            assert!(by_doc.iter().any(|&x| x > 0.0) && by_doc.contains(&0.0), "{by_doc:?}");
+        };
+        check(&mem);
+        mem.delete_source(&SourceId::from("slack:#ops")).unwrap();
+        check(&mem);
+    }
+}
