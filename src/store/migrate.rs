@@ -8,6 +8,7 @@ use rusqlite::Connection;
 const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init.sql", include_str!("../../index_schema/sql/0001_init.sql")),
     ("0002_source_hash.sql", include_str!("../../index_schema/sql/0002_source_hash.sql")),
+    ("0005_summary_ends.sql", include_str!("../../index_schema/sql/0005_summary_ends.sql")),
 ];
 
 /// The schema version this build writes.

@@ -211,9 +211,20 @@ fn best_local(searcher: &IndexSearcher, lexical: &str, docs: Vec<NodeDoc>, cap: 
         ids.sort();
         return Ok(ids);
     }
+    if cap == 0 {
+        return Ok(Vec::new());
+    }
     let scores = searcher.bm25_among_docs(lexical, &docs)?;
-    let mut ranked: Vec<(f32, &str)> =
-        docs.iter().zip(scores).map(|(d, s)| Ok((s, searcher.node_id_of_doc(*d)?))).collect::<Result<_>>()?;
+    // Only the docs scoring at least the `cap`-th best score can be kept: only they need
+    // their id (the order within them, and the ties at the cut, are by id).
+    let mut by_score: Vec<f32> = scores.clone();
+    let (_, &mut cut, _) = by_score.select_nth_unstable_by(cap - 1, |a, b| b.total_cmp(a));
+    let mut ranked: Vec<(f32, &str)> = Vec::with_capacity(cap);
+    for (d, s) in docs.iter().zip(scores) {
+        if s.total_cmp(&cut).is_ge() {
+            ranked.push((s, searcher.node_id_of_doc(*d)?));
+        }
+    }
     ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     ranked.truncate(cap);
     Ok(ranked.into_iter().map(|(_, id)| NodeId(id.to_string())).collect())
