@@ -286,6 +286,21 @@ fn row(modes: &mut Modes, store: &str, mode: &'static str, label: &str, p: (f64,
     modes.insert(mode, p);
 }
 
+/// With `MEMTREE_BENCH_DUMP=<path>`: every walk and query_source response of `modes` (the
+/// JSON the tool returns), one per line, appended to `path` (compare two builds with `cmp`).
+fn dump_responses(store: &str, mem: &Memory, modes: &[(&str, Vec<Request>)]) {
+    let Ok(path) = std::env::var("MEMTREE_BENCH_DUMP") else { return };
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).expect("dump file");
+    for (mode, rq) in modes.iter().filter(|m| m.0 == "walk" || m.0 == "query_source") {
+        for r in rq {
+            let v = serde_json::to_value(call_read(mem.as_reader(), r.clone(), &Scope::all()).expect("call"))
+                .expect("json");
+            writeln!(f, "{}", json!({"store": store, "mode": mode, "response": v})).expect("dump write");
+        }
+    }
+}
+
 /// Step 3: FTS5 over the same leaves, then every mode without a query embedding. Returns the
 /// FTS5 p50 (µs) and the peak RSS of the memtree reads (the FTS5 database is dropped first).
 fn bench_lexical(name: &str, mem: &Memory, questions: &[String], modes: &mut Modes) -> (f64, u64) {
@@ -343,6 +358,7 @@ fn bench_lexical(name: &str, mem: &Memory, questions: &[String], modes: &mut Mod
         ),
         ("fetch_leaves", reqs(&|_| json!({"mode": "fetch_leaves", "chunk_ids": leaf_ids}))),
     ];
+    dump_responses(name, mem, &requests);
     for (mode, rq) in requests {
         let p = time(&rq, |r| {
             call_read(mem.as_reader(), r.clone(), &scope).expect("call");

@@ -7,7 +7,7 @@ mod schema;
 mod search;
 
 pub use schema::Fields;
-pub use search::{IndexSearcher, LevelFilter, SearchFilter};
+pub use search::{IndexSearcher, LevelFilter, NodeDoc, SearchFilter};
 
 use crate::error::{Error, Result};
 use crate::store::{NodeRow, TreeRow};

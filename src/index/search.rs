@@ -4,6 +4,9 @@
 //! candidate set lives in [`among`].
 
 mod among;
+mod docs;
+
+pub use docs::NodeDoc;
 
 use super::node_ids::{NodeIdCache, SegmentNodeIds, corrupt};
 use super::schema::Fields;
@@ -231,12 +234,17 @@ impl IndexSearcher {
         if all.is_empty() {
             return Ok((Vec::new(), 0));
         }
-        let must: Vec<(Occur, Box<dyn Query>)> =
-            all.iter().map(|e| (Occur::Must, term_q(Term::from_field_text(self.f.entities, e.as_str())))).collect();
-        let (hits, total) = self.run(Box::new(BooleanQuery::new(must)), flt, limit, count)?;
+        let (hits, total) = self.run(self.entities_query(all), flt, limit, count)?;
         let mut ids: Vec<NodeId> = hits.into_iter().map(|h| h.0).collect();
         ids.sort();
         Ok((ids, total))
+    }
+
+    /// Nodes carrying every entity of `all` (an AND of their terms).
+    fn entities_query(&self, all: &[EntityId]) -> Box<dyn Query> {
+        let must: Vec<(Occur, Box<dyn Query>)> =
+            all.iter().map(|e| (Occur::Must, term_q(Term::from_field_text(self.f.entities, e.as_str())))).collect();
+        Box::new(BooleanQuery::new(must))
     }
 
     /// Every node matching the filter (no text query), up to `limit`, and the total.

@@ -15,6 +15,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0003_vector_codes.sql", include_str!("../../index_schema/sql/0003_vector_codes.sql")),
     ("0004_drop_nodes_parent.sql", include_str!("../../index_schema/sql/0004_drop_nodes_parent.sql")),
     ("0005_entity_keys.sql", include_str!("../../index_schema/sql/0005_entity_keys.sql")),
+    ("0006_summary_ends.sql", include_str!("../../index_schema/sql/0006_summary_ends.sql")),
 ];
 
 /// The code step of a migration, by file name.

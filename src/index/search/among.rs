@@ -2,8 +2,9 @@
 //! text query intersected with a constant-score filter of the candidates' docs, found through
 //! the per-segment node-id maps, with scores bit-equal to a union of one term query per id.
 
-use super::{IndexSearcher, filter};
+use super::{IndexSearcher, NodeDoc, filter};
 use crate::error::Result;
+use crate::index::node_ids::corrupt;
 use crate::types::NodeId;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -32,17 +33,71 @@ impl IndexSearcher {
         sorted.sort_unstable();
         sorted.dedup();
         let resolved = self.resolve_ids(&sorted, ids.len())?;
+        let top = self.search_among(text_q, &resolved, ids.len())?;
+        let mut out = HashMap::with_capacity(top.len());
+        for (score, id) in top {
+            out.insert(NodeId(sorted[id].to_string()), score);
+        }
+        Ok(out)
+    }
+
+    /// [`IndexSearcher::bm25_among`] over the nodes of `docs` (one doc per node, as
+    /// [`IndexSearcher::entity_intersection_docs`] gives them): their scores position for
+    /// position, 0 for a node without any matching term; the same scores, bit for bit.
+    ///
+    /// When no segment has deletes, a node's doc is the only one carrying its id, so the
+    /// filter is `docs` themselves and no id is read or looked up. Otherwise an older,
+    /// deleted version of a node may be another doc of it (in any segment), which the
+    /// union of term queries `bm25_among` reproduces would visit: the ids are looked up.
+    pub fn bm25_among_docs(&self, text: &str, docs: &[NodeDoc]) -> Result<Vec<f32>> {
+        let mut out = vec![0.0; docs.len()];
+        let Some(text_q) = self.content_query(text).filter(|_| !docs.is_empty()) else { return Ok(out) };
+        let readers = self.searcher.segment_readers();
+        if readers.iter().any(|r| r.has_deletes()) {
+            let ids = self.node_ids_of_docs(docs)?;
+            let scores = self.bm25_among(text, &ids)?;
+            for (o, id) in out.iter_mut().zip(&ids) {
+                *o = scores.get(id).copied().unwrap_or(0.0);
+            }
+            return Ok(out);
+        }
+        let mut resolved: Vec<SegmentIds> =
+            readers.iter().map(|r| SegmentIds { segment: r.segment_id(), docs: Vec::new(), size_hint: 0 }).collect();
+        for (j, d) in docs.iter().enumerate() {
+            let seg =
+                resolved.get_mut(d.segment as usize).ok_or_else(|| corrupt(format!("no segment {}", d.segment)))?;
+            seg.docs.push((d.doc, j as u32));
+        }
+        for seg in &mut resolved {
+            seg.docs.sort_unstable();
+            // Each id's postings are its one doc.
+            let spans: Vec<(DocId, DocId, u32)> = seg.docs.iter().map(|&(d, _)| (d, d, 1)).collect();
+            seg.size_hint = union_size_hint(&spans, docs.len());
+        }
+        for (score, j) in self.search_among(text_q, &resolved, docs.len())? {
+            out[j] = score;
+        }
+        Ok(out)
+    }
+
+    /// The text query intersected with the resolved docs: `(score, index of the id)` of each
+    /// match, at most `limit`.
+    fn search_among(
+        &self,
+        text_q: Box<dyn Query>,
+        resolved: &[SegmentIds],
+        limit: usize,
+    ) -> Result<Vec<(Score, usize)>> {
         let filter_q =
             IdDocsQuery { per_segment: Arc::new(resolved.iter().map(|s| (s.segment, s.docset())).collect()) };
         let q = BooleanQuery::new(vec![(Occur::Must, text_q), filter(Box::new(filter_q))]);
-        let top = self.searcher.search(&q, &TopDocs::with_limit(ids.len()))?;
-        let mut out = HashMap::with_capacity(top.len());
-        for (score, addr) in top {
-            if let Some(id) = resolved.get(addr.segment_ord as usize).and_then(|s| s.id_of(addr.doc_id)) {
-                out.insert(NodeId(sorted[id].to_string()), score);
-            }
-        }
-        Ok(out)
+        let top = self.searcher.search(&q, &TopDocs::with_limit(limit))?;
+        Ok(top
+            .into_iter()
+            .filter_map(|(score, addr)| {
+                resolved.get(addr.segment_ord as usize).and_then(|s| s.id_of(addr.doc_id)).map(|j| (score, j))
+            })
+            .collect())
     }
 
     /// Where each of `ids` (sorted, unique) lives, segment by segment: every doc carrying it,

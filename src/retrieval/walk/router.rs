@@ -10,7 +10,7 @@ use super::rank::{Coverage, Ranked, rank};
 use super::score::score_leaves;
 use crate::error::{Error, Result};
 use crate::graph::related_pairs;
-use crate::index::{LevelFilter, SearchFilter};
+use crate::index::{IndexSearcher, LevelFilter, NodeDoc, SearchFilter};
 use crate::reader::MemoryReader;
 use crate::retrieval::hit::{QueryResponse, RetrievalHit, Scope, to_hit};
 use crate::retrieval::snippet::attach_snippets;
@@ -112,8 +112,10 @@ fn route(mem: &MemoryReader, qa: &QueryAnalysis, flt: &SearchFilter, args: &Walk
     if pairs.is_empty() {
         return Ok(fallback);
     }
-    let (ids, h) = local_candidates(mem, &pairs, flt, args.limit, args.max_hops)?;
-    let ids = best_local(mem, &qa.lexical, ids, args.params.candidates)?;
+    // One searcher for both steps: the intersection hits are its docs.
+    let searcher = mem.index().searcher();
+    let (docs, h) = local_candidates(&searcher, &pairs, flt, args.limit, args.max_hops)?;
+    let ids = best_local(&searcher, &qa.lexical, docs, args.params.candidates)?;
     if ids.is_empty() {
         return Ok(fallback);
     }
@@ -160,25 +162,25 @@ fn to_hits(
 
 /// Nodes (leaves) mentioning both entities of a related pair, unioned over pairs, from the
 /// index's posting lists. While more than `k` remain and the hop bound can tighten, keep
-/// only pairs within the tighter bound; keep the last non-empty set.
+/// only pairs within the tighter bound; keep the last non-empty set. The hits stay docs of
+/// `searcher` (a node has one live doc): no id is read until the cut.
 fn local_candidates(
-    mem: &MemoryReader,
+    searcher: &IndexSearcher,
     pairs: &[(EntityId, EntityId, u32)],
     flt: &SearchFilter,
     k: usize,
     max_hops: u32,
-) -> Result<(Vec<NodeId>, u32)> {
-    let searcher = mem.index().searcher();
-    let mut per_pair: HashMap<(EntityId, EntityId), Vec<NodeId>> = HashMap::new();
+) -> Result<(Vec<NodeDoc>, u32)> {
+    let mut per_pair: Vec<Vec<NodeDoc>> = Vec::with_capacity(pairs.len());
     for (a, b, _) in pairs {
-        let ids = searcher.entity_intersection_ids(&[a.clone(), b.clone()], flt, MAX_PAIR_POSTINGS)?;
-        per_pair.insert((a.clone(), b.clone()), ids);
+        per_pair.push(searcher.entity_intersection_docs(&[a.clone(), b.clone()], flt, MAX_PAIR_POSTINGS)?);
     }
-    let union_at = |h: u32| -> BTreeSet<NodeId> {
+    let union_at = |h: u32| -> BTreeSet<NodeDoc> {
         pairs
             .iter()
-            .filter(|(_, _, d)| *d <= h)
-            .flat_map(|(a, b, _)| per_pair[&(a.clone(), b.clone())].iter().cloned())
+            .zip(&per_pair)
+            .filter(|((_, _, d), _)| *d <= h)
+            .flat_map(|(_, docs)| docs.iter().copied())
             .collect()
     };
     let mut h = max_hops;
@@ -194,8 +196,8 @@ fn local_candidates(
     Ok((best.into_iter().collect(), h))
 }
 
-/// At most `cap` of the local candidates: every one when they fit, else the best by BM25 of
-/// the question among them, ties (and candidates matching no term) by id.
+/// At most `cap` of the local candidates: every one when they fit (by id), else the best by
+/// BM25 of the question among them, ties (and candidates matching no term) by id.
 ///
 /// Every candidate handed to the scorer costs store reads (its row, its parent's children,
 /// its neighbours' BM25), and on a large store one frequent pair of entities can share
@@ -203,14 +205,27 @@ fn local_candidates(
 /// question's words do not match can only rise through its neighbours, its session or a
 /// named author, the same signals every other candidate has; so the cut keeps the ones the
 /// words point at, as the first stage does for the whole store.
-fn best_local(mem: &MemoryReader, lexical: &str, ids: Vec<NodeId>, cap: usize) -> Result<Vec<NodeId>> {
-    if ids.len() <= cap {
+fn best_local(searcher: &IndexSearcher, lexical: &str, docs: Vec<NodeDoc>, cap: usize) -> Result<Vec<NodeId>> {
+    if docs.len() <= cap {
+        let mut ids = searcher.node_ids_of_docs(&docs)?;
+        ids.sort();
         return Ok(ids);
     }
-    let scores = mem.index().searcher().bm25_among(lexical, &ids)?;
-    let mut ranked: Vec<(f32, NodeId)> =
-        ids.into_iter().map(|id| (scores.get(&id).copied().unwrap_or(0.0), id)).collect();
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    if cap == 0 {
+        return Ok(Vec::new());
+    }
+    let scores = searcher.bm25_among_docs(lexical, &docs)?;
+    // Only the docs scoring at least the `cap`-th best score can be kept: only they need
+    // their id (the order within them, and the ties at the cut, are by id).
+    let mut by_score: Vec<f32> = scores.clone();
+    let (_, &mut cut, _) = by_score.select_nth_unstable_by(cap - 1, |a, b| b.total_cmp(a));
+    let mut ranked: Vec<(f32, &str)> = Vec::with_capacity(cap);
+    for (d, s) in docs.iter().zip(scores) {
+        if s.total_cmp(&cut).is_ge() {
+            ranked.push((s, searcher.node_id_of_doc(*d)?));
+        }
+    }
+    ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     ranked.truncate(cap);
-    Ok(ranked.into_iter().map(|(_, id)| id).collect())
+    Ok(ranked.into_iter().map(|(_, id)| NodeId(id.to_string())).collect())
 }
