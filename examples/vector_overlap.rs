@@ -82,8 +82,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// The f32 vectors of a schema-2 store: `(ids, vectors)` in id order.
-fn read_f32(db: &str) -> Result<(Vec<String>, Vec<Vec<f32>>), Box<dyn Error>> {
+/// Node ids and their f32 vectors, in id order.
+type Exact = (Vec<String>, Vec<Vec<f32>>);
+
+/// The f32 vectors of a schema-2 store.
+fn read_f32(db: &str) -> Result<Exact, Box<dyn Error>> {
     let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let mut stmt = conn.prepare("SELECT node_id, data FROM vectors ORDER BY node_id")?;
     let mut rows = stmt.query([])?;

@@ -29,6 +29,9 @@ pub struct Stats {
     pub index_docs: u64,
     /// The dense model in use, if any.
     pub embedder: Option<String>,
+    /// Nodes without a vector yet (with a model: deferred embedding still to run, or an
+    /// interrupted one; `Memory::embed_pending` makes them). 0 without a model.
+    pub vectors_pending: u64,
 }
 
 /// The dense model and the node vectors, held for one query.
@@ -258,8 +261,11 @@ impl MemoryReader {
         let db = self.store.path();
         let wal = PathBuf::from(format!("{}-wal", db.display()));
         let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        let counts = self.store.counts()?;
+        let nodes = counts.leaves + counts.summaries_per_level.iter().sum::<u64>();
         Ok(Stats {
-            counts: self.store.counts()?,
+            vectors_pending: if self.opts.embedder.is_some() { nodes.saturating_sub(counts.vectors) } else { 0 },
+            counts,
             store_bytes: size(db) + size(&wal),
             index_bytes: self.index.size_on_disk(&self.dir),
             index_docs: self.index.searcher().num_docs(),

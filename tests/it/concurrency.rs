@@ -291,7 +291,9 @@ fn deferred_embedding_is_searchable_at_once_and_embed_pending_ends_where_inline_
     b.ingest(items()).unwrap();
     b.flush().unwrap();
     // Durable and lexically searchable before any vector exists.
-    assert_eq!(b.as_reader().stats().unwrap().counts.vectors, 0);
+    let stats = b.as_reader().stats().unwrap();
+    assert_eq!(stats.counts.vectors, 0);
+    assert_eq!(stats.vectors_pending, stats.counts.leaves + stats.counts.summaries_per_level.iter().sum::<u64>());
     let out = memtree::tool::call_read_json(
         b.as_reader(),
         r#"{"mode":"walk","query":"what about marker217?"}"#,
@@ -311,6 +313,7 @@ fn deferred_embedding_is_searchable_at_once_and_embed_pending_ends_where_inline_
     assert!(seen.len() > 1 && seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
     assert_eq!(seen.last(), Some(&(total, total)));
     assert_eq!(b.embed_pending(|_| panic!("nothing is left")).unwrap(), 0);
+    assert_eq!(b.as_reader().stats().unwrap().vectors_pending, 0);
     let probes = ["osprey survey", "marker42", "Ana"];
     let got = b.as_reader().read(|r| Ok(dense_fingerprint(r, &probes))).unwrap();
     assert_eq!(got, a.as_reader().read(|r| Ok(dense_fingerprint(r, &probes))).unwrap());
