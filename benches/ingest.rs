@@ -22,25 +22,10 @@
 mod bench_json;
 mod synth;
 
-use bench_json::{array, number};
+use bench_json::{array, dir_bytes, number};
 use memtree::Memory;
 use serde_json::{Value, json};
-use std::path::Path;
 use std::time::Instant;
-
-/// Bytes of every file under `dir`.
-fn dir_bytes(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| match e.metadata() {
-            Ok(m) if m.is_dir() => dir_bytes(&e.path()),
-            Ok(m) => m.len(),
-            Err(_) => 0,
-        })
-        .sum()
-}
 
 /// The smoke run's check of the report it wrote (see the file's header).
 fn check_report(v: &Value) -> Result<(), String> {

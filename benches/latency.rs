@@ -86,6 +86,7 @@ mod bench_json;
 mod report;
 mod synth;
 
+use bench_json::dir_bytes;
 use report::{DENSE_MODES, LEXICAL_MODES, Modes, check_report, report_keys};
 
 use memtree::Scope;
@@ -147,20 +148,6 @@ fn status_mb(key: &str) -> u64 {
         .find_map(|l| l.strip_prefix(key))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map_or(0, |kb| kb / 1024)
-}
-
-/// Bytes of every file under `dir` (SQLite database and WAL, tantivy index, content).
-fn dir_bytes(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| match e.metadata() {
-            Ok(m) if m.is_dir() => dir_bytes(&e.path()),
-            Ok(m) => m.len(),
-            Err(_) => 0,
-        })
-        .sum()
 }
 
 /// `dir_bytes` in MB.

@@ -184,3 +184,17 @@ pub fn string<'a>(v: &'a Value, key: &str, at: &str) -> Result<&'a str, String> 
         _ => Err(format!("{at}.{key} is not a non-empty string")),
     }
 }
+
+/// Bytes of every file under `dir` (SQLite database and WAL, tantivy index, content).
+pub fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
