@@ -159,10 +159,18 @@ impl Delta {
             })
             .collect();
         let mut sessions = Vec::with_capacity(affected.len());
-        store.for_each_child_list(&affected.into_iter().collect::<Vec<_>>(), |summary, children| {
-            sessions.push((NodeId(summary.to_string()), children.iter().map(|c| c.to_string()).collect()));
-            Ok(())
-        })?;
+        if mark.sessions != since.sessions {
+            // Sessions were sealed (perhaps over leaves embedded earlier, with no new vector
+            // row to point at them): remake every session vector.
+            store.for_each_session(|summary, children| {
+                sessions.push((NodeId(summary.to_string()), children.iter().map(|c| c.to_string()).collect()));
+            })?;
+        } else {
+            store.for_each_child_list(&affected.into_iter().collect::<Vec<_>>(), |summary, children| {
+                sessions.push((NodeId(summary.to_string()), children.iter().map(|c| c.to_string()).collect()));
+                Ok(())
+            })?;
+        }
         Ok(Some(Delta { gazetteer: load_gazetteer(store, registry)?, vectors, sessions, mark, generation }))
     }
 }

@@ -10,7 +10,7 @@ use crate::entities::{Extractor, Gazetteer, Registry, VaultFingerprint};
 use crate::error::Result;
 use crate::index::IndexHandle;
 use crate::options::{CONTENT_DIR, OpenOptions};
-use crate::store::{SourceSummary, StatsReads, Store, StoreCounts};
+use crate::store::{SourceSummary, StatsReads, Store, StoreCounts, VectorReads};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -261,11 +261,13 @@ impl MemoryReader {
         let db = self.store.path();
         let wal = PathBuf::from(format!("{}-wal", db.display()));
         let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-        let counts = self.store.counts()?;
-        let nodes = counts.leaves + counts.summaries_per_level.iter().sum::<u64>();
+        let vectors_pending = match self.opts.embedder.as_deref() {
+            Some(e) => self.store.nodes_missing_vectors(e.name())?.len() as u64,
+            None => 0,
+        };
         Ok(Stats {
-            vectors_pending: if self.opts.embedder.is_some() { nodes.saturating_sub(counts.vectors) } else { 0 },
-            counts,
+            vectors_pending,
+            counts: self.store.counts()?,
             store_bytes: size(db) + size(&wal),
             index_bytes: self.index.size_on_disk(&self.dir),
             index_docs: self.index.searcher().num_docs(),

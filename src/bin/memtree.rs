@@ -425,8 +425,9 @@ fn run(cli: &Cli) -> Result<()> {
         open_opts.lock_timeout = std::time::Duration::ZERO;
     }
     // An import is durable and searchable before its vectors are made; they follow, with
-    // their own progress bar (a stopped run's are made by the next `ingest`).
-    if matches!(cli.cmd, Cmd::Ingest { .. }) {
+    // their own progress bar (a stopped run's are made by the next `ingest`). A read never
+    // waits for a stopped import's vectors either.
+    if reads_only || matches!(cli.cmd, Cmd::Ingest { .. }) {
         open_opts.embedding = memtree::Embedding::Deferred;
     }
     let mut mem = match Memory::open_with(&dir, open_opts) {

@@ -22,13 +22,19 @@ impl Memory {
         Ok(())
     }
 
-    /// Embed the nodes that have no vector (a store written without the model, or a crash
-    /// before the vectors of a write were stored) and add them to the matrix; returns how
-    /// many were embedded. Under the writer lock, with this write's index writer.
+    /// Embed the nodes that have no vector (a store written without the model, a crash
+    /// before the vectors of a write were stored, a deferred import stopped before its
+    /// vectors) and add them to the matrix; returns how many were embedded. Under the writer
+    /// lock, with this write's index writer; one transaction per batch, so that a stop keeps
+    /// the batches done.
     pub(super) fn embed_missing(&mut self, iw: &mut IndexWrite) -> Result<usize> {
         let Some(emb) = self.view.opts.embedder.clone() else { return Ok(0) };
         let missing = self.view.store.nodes_missing_vectors(emb.name())?;
-        self.embed_nodes(iw, emb.as_ref(), &missing)
+        let mut done = 0;
+        for batch in missing.chunks(EMBED_BATCH) {
+            done += self.embed_nodes(iw, emb.as_ref(), batch)?;
+        }
+        Ok(done)
     }
 
     /// Embed the nodes without a vector (see [`crate::Embedding::Deferred`]), one batch per
@@ -45,6 +51,9 @@ impl Memory {
         for batch in missing.chunks(EMBED_BATCH) {
             let _guard = self.lock()?;
             let mut iw = self.index.begin()?;
+            // Like any write: an index left behind the store (another writer died between its
+            // two commits) is rebuilt first, or this batch's commit would stamp it current.
+            self.repair_index(&mut iw)?;
             self.embed_nodes(&mut iw, emb.as_ref(), batch)?;
             iw.close()?;
             done += batch.len();

@@ -16,6 +16,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0004_drop_nodes_parent.sql", include_str!("../../index_schema/sql/0004_drop_nodes_parent.sql")),
     ("0005_entity_keys.sql", include_str!("../../index_schema/sql/0005_entity_keys.sql")),
     ("0006_summary_ends.sql", include_str!("../../index_schema/sql/0006_summary_ends.sql")),
+    ("0007_sessions_sealed.sql", include_str!("../../index_schema/sql/0007_sessions_sealed.sql")),
 ];
 
 /// The code step of a migration, by file name.

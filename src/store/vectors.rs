@@ -66,6 +66,9 @@ pub struct VectorMark {
     pub seq: i64,
     /// Vector rows deleted since the table was made.
     pub deleted: i64,
+    /// Level-1 summaries written since the counter was made (a write can seal sessions
+    /// without writing a vector: then the session vectors are remade).
+    pub sessions: i64,
 }
 
 /// A vector row written after some `seq`, with what its session vector depends on.
@@ -88,13 +91,12 @@ pub trait VectorReads: Reader {
     /// The current [`VectorMark`].
     fn vector_mark(&self) -> Result<VectorMark> {
         let seq: i64 = self.conn().query_row("SELECT COALESCE(MAX(seq), 0) FROM vectors", [], |r| r.get(0))?;
-        let deleted: String =
-            self.conn().query_row("SELECT value FROM meta WHERE key = 'vectors_deleted'", [], |r| r.get(0))?;
-        let deleted = deleted.parse().map_err(|_| Error::Corrupt {
-            what: "meta.vectors_deleted".into(),
-            reason: format!("not a number: {deleted:?}"),
-        })?;
-        Ok(VectorMark { seq, deleted })
+        let counter = |key: &str| -> Result<i64> {
+            let v: String = self.conn().query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))?;
+            v.parse()
+                .map_err(|_| Error::Corrupt { what: format!("meta.{key}"), reason: format!("not a number: {v:?}") })
+        };
+        Ok(VectorMark { seq, deleted: counter("vectors_deleted")?, sessions: counter("sessions_sealed")? })
     }
 
     /// The node vectors of `model` written after `seq`, oldest first (nodes deleted since

@@ -234,10 +234,16 @@ fn dense_fingerprint(r: &MemoryReader, probes: &[&str]) -> (usize, usize, Vec<St
     let d = r.dense().expect("a model is configured");
     let emb = memtree::HashEmbedder::new(64);
     let mut out = Vec::new();
+    let mut sessions = Vec::new();
+    memtree::internals::VectorReads::for_each_session(r.store(), |s, _| sessions.push(s.to_string())).unwrap();
+    sessions.sort();
     for p in probes {
         let q = memtree::Embedder::embed(&emb, &[p]).unwrap().pop().unwrap();
         for (id, s) in d.vectors().top_k(&q, 5, memtree::Rows::All) {
             out.push(format!("{p}: {id} {s:.5}"));
+        }
+        for s in &sessions {
+            out.push(format!("{p}: session {s} {:?}", d.vectors().session_cosine(&q, s).map(|c| format!("{c:.5}"))));
         }
     }
     (d.vectors().len(), d.vectors().sessions(), out)
@@ -270,6 +276,18 @@ fn a_reader_of_another_handle_catches_up_on_vectors_as_a_fresh_open_would() {
     let fresh = MemoryReader::open(fx.dir.path(), fx.options()).unwrap();
     assert_eq!(after_delete, fresh.read(|r| Ok(dense_fingerprint(r, &probes))).unwrap());
     assert!(after_delete.0 < caught_up.0, "{caught_up:?} → {after_delete:?}");
+    // A seal that writes no vector (a deferred writer flushing leaves embedded earlier): the
+    // reader still makes the new session's vector.
+    mem.ingest((12..16).map(|i| chat("slack:#eng", "Bo", T0 + i * 60_000, &format!("heron count {i}")))).unwrap();
+    let mut deferred =
+        Memory::open_with(fx.dir.path(), OpenOptions { embedding: memtree::Embedding::Deferred, ..fx.options() })
+            .unwrap();
+    let sealed = deferred.flush().unwrap();
+    assert!(sealed.summaries > 0, "{sealed:?}");
+    let after_seal = reader.read(|r| Ok(dense_fingerprint(r, &probes))).unwrap();
+    let fresh = MemoryReader::open(fx.dir.path(), fx.options()).unwrap();
+    assert_eq!(after_seal, fresh.read(|r| Ok(dense_fingerprint(r, &probes))).unwrap());
+    assert!(after_seal.1 > after_delete.1, "{after_delete:?} → {after_seal:?}");
 }
 
 #[test]
