@@ -5,7 +5,7 @@ use super::{Reader, Tx};
 use crate::embed::quantise;
 use crate::error::{Error, Result};
 use crate::types::NodeId;
-use rusqlite::{Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, params};
 
 /// The slot of a node's own text (other slots are reserved for passages of long leaves).
 const OWN_SLOT: i64 = 0;
@@ -92,7 +92,11 @@ pub trait VectorReads: Reader {
     fn vector_mark(&self) -> Result<VectorMark> {
         let seq: i64 = self.conn().query_row("SELECT COALESCE(MAX(seq), 0) FROM vectors", [], |r| r.get(0))?;
         let counter = |key: &str| -> Result<i64> {
-            let v: String = self.conn().query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))?;
+            let v: String = self
+                .conn()
+                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                .optional()?
+                .ok_or_else(|| Error::Corrupt { what: format!("meta.{key}"), reason: "missing".into() })?;
             v.parse()
                 .map_err(|_| Error::Corrupt { what: format!("meta.{key}"), reason: format!("not a number: {v:?}") })
         };
