@@ -50,6 +50,13 @@ impl Derived {
         self.mark
     }
 
+    /// Record that the held vectors now reflect the store up to `mark`: a writer after its
+    /// own commit, under the writer lock (so that its next catch-up reads only what other
+    /// processes wrote, not its own rows again).
+    pub(crate) fn set_mark(&mut self, mark: VectorMark) {
+        self.mark = mark;
+    }
+
     /// Bring the state to `delta`'s generation: its gazetteer, and its vectors added to the
     /// held ones (with the session vectors they change).
     pub(crate) fn apply(&mut self, delta: Delta) {

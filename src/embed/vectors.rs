@@ -101,17 +101,6 @@ impl VectorMatrix {
         self.sessions.len()
     }
 
-    /// Bytes held by codes, scales and ids (what grows with the store), for reports.
-    pub fn heap_bytes(&self) -> usize {
-        let row = std::mem::size_of::<Key>() + std::mem::size_of::<f32>();
-        // A hash map entry is its key and value plus about one control byte, at ≤ 7/8 load.
-        let entry = std::mem::size_of::<(Key, u32)>() + 1;
-        self.codes.capacity()
-            + self.keys.capacity() * row
-            + self.pos.capacity() * entry
-            + self.sessions.len() * (self.dim + std::mem::size_of::<(Key, Session)>() + 1)
-    }
-
     /// Insert or replace the vector of `id`. Vectors of the wrong dimension are ignored
     /// (the caller validated them when they were made).
     pub fn upsert(&mut self, id: &str, v: &[f32]) {

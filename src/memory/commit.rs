@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::index::{IndexDoc, IndexWrite};
 use crate::ingest::{IngestReport, WriteBatch, WriteContext};
 use crate::options::Embedding;
-use crate::store::{NodeReads, NodeRow, Tx};
+use crate::store::{NodeReads, NodeRow, Tx, VectorReads};
 use crate::types::{NodeId, TreeId};
 
 impl Memory {
@@ -147,6 +147,10 @@ impl Memory {
         }
         crate::crash::point("after_index_commit");
         if written.dropped_trees.is_empty() {
+            // Still under the lock, and the state was caught up before the write: it now holds
+            // every stored vector.
+            let mark = self.view.store.vector_mark()?;
+            self.view.derived_mut().set_mark(mark);
             if let Some(m) = self.view.derived_mut().vectors_mut() {
                 for (id, v) in vecs {
                     m.upsert(id.as_str(), &v);

@@ -78,7 +78,9 @@ impl Memory {
         // The index did not change, but its payload must track the generation.
         iw.commit(g)?;
         let store = &self.view.store;
+        let mark = store.vector_mark()?;
         let mut derived = self.view.derived_mut();
+        derived.set_mark(mark);
         if let Some(m) = derived.vectors_mut() {
             for (id, v) in vecs {
                 m.upsert(id.as_str(), &v);
