@@ -143,7 +143,7 @@ fn an_unchanged_folder_is_not_written_again() {
     assert_eq!(
         again,
         json!({"sources": 0, "leaves": 0, "summaries": 0, "duplicates": 0, "removed": 0, "added": 0, "replaced": 0,
-               "unchanged": 10, "vanished": [], "pruned": [], "skipped": []}),
+               "unchanged": 10, "vanished": [], "pruned": [], "skipped": [], "vectors": 0}),
     );
     assert_same(&record(&s), &before, "a re-import of unchanged notes changed the record");
     assert_eq!(counts(&s), stats);
