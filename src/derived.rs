@@ -16,9 +16,8 @@ use std::collections::BTreeSet;
 pub struct Derived {
     gazetteer: Gazetteer,
     vectors: Option<VectorMatrix>,
-    /// Where the stored vectors stood when `vectors` was last loaded from the store (rows
-    /// this process's writer added since are in `vectors` too, and are loaded again, harmlessly,
-    /// by the next catch-up).
+    /// Where the stored vectors stood when `vectors` last matched the store: a load, a
+    /// catch-up, or this process's writer after its own commit (`set_mark`).
     mark: VectorMark,
     /// The store generation this state reflects: a reader that finds the store further on
     /// (another process wrote) reloads it.
