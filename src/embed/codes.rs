@@ -95,7 +95,7 @@ impl ScanQuery {
                 return;
             }
         }
-        scan_portable(&self.codes, self.scale, dim, codes, scales, out);
+        scan_rows(&self.codes, self.scale, dim, codes, scales, out);
     }
 }
 
@@ -108,10 +108,6 @@ fn scan_rows(q: &[i16], q_scale: f32, dim: usize, codes: &[i8], scales: &[f32], 
         let dot: i32 = row.iter().zip(q).map(|(&a, &b)| i32::from(a) * i32::from(b)).sum();
         out.push(dot as f32 * s * q_scale);
     }
-}
-
-fn scan_portable(q: &[i16], q_scale: f32, dim: usize, codes: &[i8], scales: &[f32], out: &mut Vec<f32>) {
-    scan_rows(q, q_scale, dim, codes, scales, out)
 }
 
 /// [`scan_rows`] compiled for AVX2 (the default x86-64 target stops at SSE2): about 2× faster

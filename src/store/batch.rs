@@ -39,10 +39,26 @@ impl NodeBrief {
 }
 
 /// A TEXT column of a row, borrowed.
-fn text_column<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+pub(super) fn text_column<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
     r.get_ref(i)?
         .as_str()
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))
+}
+
+/// Hand `f(node, children)` the ids of a `child_ids` column. Ids are plain hex and borrow
+/// straight from the row; anything with escapes is decoded the ordinary way.
+pub(super) fn with_child_list<E: From<rusqlite::Error>>(
+    node: &str,
+    raw: &str,
+    f: &mut impl FnMut(&str, &[&str]) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    match serde_json::from_str::<Vec<&str>>(raw) {
+        Ok(children) => f(node, &children),
+        Err(_) => {
+            let owned = json_list("nodes.child_ids", raw)?;
+            f(node, &owned.iter().map(String::as_str).collect::<Vec<_>>())
+        }
+    }
 }
 
 /// Ids as one JSON array parameter (read back with `json_each`).
@@ -88,17 +104,7 @@ pub trait BatchReads: Reader {
         )?;
         let mut rows = stmt.query([id_array(ids)?])?;
         while let Some(r) = rows.next()? {
-            let node = text_column(r, 0)?;
-            let raw = text_column(r, 1)?;
-            // Ids are plain hex and borrow straight from the row; anything with escapes is
-            // decoded the ordinary way.
-            match serde_json::from_str::<Vec<&str>>(raw) {
-                Ok(children) => f(node, &children)?,
-                Err(_) => {
-                    let owned = json_list("nodes.child_ids", raw)?;
-                    f(node, &owned.iter().map(String::as_str).collect::<Vec<_>>())?;
-                }
-            }
+            with_child_list(text_column(r, 0)?, text_column(r, 1)?, &mut f)?;
         }
         Ok(())
     }

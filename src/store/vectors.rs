@@ -1,6 +1,7 @@
 //! Node vectors as the record: int8 codes and their scale (`embed::codes`), tagged with the
 //! model that made them; and the child lists the session vectors are made from.
 
+use super::batch::{text_column, with_child_list};
 use super::{Reader, Tx};
 use crate::embed::quantise;
 use crate::error::{Error, Result};
@@ -168,19 +169,13 @@ pub trait VectorReads: Reader {
         let mut stmt = self.conn().prepare("SELECT node_id, child_ids FROM nodes WHERE level = 1")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            let id = text_column(r, 0)?;
-            let raw = text_column(r, 1)?;
-            let children: Vec<String> = serde_json::from_str(raw)
-                .map_err(|e| Error::Corrupt { what: format!("nodes[{id}].child_ids"), reason: e.to_string() })?;
-            f(id, &children.iter().map(String::as_str).collect::<Vec<_>>());
+            with_child_list(text_column(r, 0)?, text_column(r, 1)?, &mut |id, children| {
+                f(id, children);
+                Ok::<(), Error>(())
+            })?;
         }
         Ok(())
     }
-}
-
-/// Column `i` as borrowed text.
-fn text_column<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> Result<&'r str> {
-    r.get_ref(i)?.as_str().map_err(|e| Error::Corrupt { what: "vectors".into(), reason: e.to_string() })
 }
 
 fn corrupt(id: &str, reason: &str) -> Error {
