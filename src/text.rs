@@ -1,9 +1,12 @@
 //! Small text utilities shared by the summariser, topic extraction, query analysis and error
 //! messages: English stop words, word splitting, sentence splitting, clipping caller text;
-//! and the passages a hit's snippet is chosen from (`passages`).
+//! the passages a hit's snippet is chosen from (`passages`); and the rule that tells a
+//! standing instruction (`instruction`).
 
+mod instruction;
 mod passages;
 
+pub use instruction::leaf_holds_instruction;
 pub use passages::{Passage, PassageLimits, passages};
 
 /// English stop words and question words. Removing them from questions costs nothing and

@@ -169,6 +169,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
             self.seal(&tree, 0)?;
         }
         let tokens = crate::config::approx_tokens(&d.content) as u64;
+        let instruction = crate::text::leaf_holds_instruction(&d.content, d.author.as_deref());
         let seq = self.seq(&tree)?;
         let row = NodeRow {
             node_id: d.node_id.clone(),
@@ -186,7 +187,8 @@ impl<'a, 't> WriteBatch<'a, 't> {
             parent_id: None,
             child_ids: Vec::new(),
             flags: (if d.split { NodeRow::FLAG_SPLIT } else { 0 })
-                | (if d.role == Role::Assistant { NodeRow::FLAG_ASSISTANT } else { 0 }),
+                | (if d.role == Role::Assistant { NodeRow::FLAG_ASSISTANT } else { 0 })
+                | (if d.role != Role::Assistant && instruction { NodeRow::FLAG_INSTRUCTION } else { 0 }),
             appended_ms: self.ctx.now_ms,
         };
         self.tx.insert_node(&row)?;

@@ -29,6 +29,8 @@ pub struct NodeBrief {
     pub time_end_ms: i64,
     /// Written by the host's own assistant (`NodeRow::FLAG_ASSISTANT`).
     pub assistant: bool,
+    /// Holds a standing instruction (`NodeRow::FLAG_INSTRUCTION`).
+    pub instruction: bool,
 }
 
 impl NodeBrief {
@@ -87,6 +89,7 @@ pub trait BatchReads: Reader {
                     time_start_ms: r.get(6)?,
                     time_end_ms: r.get(7)?,
                     assistant: r.get::<_, u32>(8)? & NodeRow::FLAG_ASSISTANT != 0,
+                    instruction: r.get::<_, u32>(8)? & NodeRow::FLAG_INSTRUCTION != 0,
                 },
             ))
         })?;

@@ -17,12 +17,14 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0005_entity_keys.sql", include_str!("../../index_schema/sql/0005_entity_keys.sql")),
     ("0006_summary_ends.sql", include_str!("../../index_schema/sql/0006_summary_ends.sql")),
     ("0007_sessions_sealed.sql", include_str!("../../index_schema/sql/0007_sessions_sealed.sql")),
+    ("0008_instruction_flags.sql", include_str!("../../index_schema/sql/0008_instruction_flags.sql")),
 ];
 
 /// The code step of a migration, by file name.
 fn after_sql(name: &str) -> Option<AfterSql> {
     match name {
         "0003_vector_codes.sql" => Some(super::vectors::convert_f32_vectors),
+        "0008_instruction_flags.sql" => Some(super::nodes::flag_standing_instructions),
         _ => None,
     }
 }
@@ -71,6 +73,7 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::NodeRow;
 
     /// A store of schema 2 (f32 vector blobs) opens with its vectors quantised, not dropped:
     /// a user's store must not need re-embedding.
@@ -104,5 +107,43 @@ mod tests {
         let old: i64 =
             conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE name = 'vectors_f32'", [], |r| r.get(0)).unwrap();
         assert_eq!(old, 0, "the f32 table is gone");
+    }
+
+    /// Migration 8 flags the standing instructions among leaves written before the flag: a
+    /// person's, never the assistant's, and only leaves.
+    #[test]
+    fn migration_8_flags_standing_instructions() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for (_, sql) in &MIGRATIONS[..7] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 7u32).unwrap();
+        conn.execute("INSERT INTO trees VALUES ('T', 'source', 'chat:x', 'chat')", []).unwrap();
+        let rule = "Always answer in French when I ask about recipes.";
+        let rows = [
+            (1, 0, "Ana", format!("Ana: {rule}"), 0u32),
+            (2, 0, "Assistant", format!("Assistant: {rule}"), NodeRow::FLAG_ASSISTANT),
+            (3, 0, "Ana", "Ana: Always good to hear!".to_string(), 0),
+            (4, 1, "", rule.to_string(), 0),
+            (5, 0, "Ana", format!("Ana: {rule}"), NodeRow::FLAG_SPLIT),
+        ];
+        for (i, level, author, content, flags) in &rows {
+            conn.execute(
+                "INSERT INTO nodes (node_id, tree_id, level, seq, content, author, time_start_ms, time_end_ms, tokens, flags, appended_ms) \
+                 VALUES (?1, 'T', ?2, ?1, ?3, NULLIF(?4, ''), 0, 0, 1, ?5, 0)",
+                rusqlite::params![format!("L{i:032x}"), level, content, author, flags],
+            )
+            .unwrap();
+        }
+        migrate(&mut conn).unwrap();
+        let flags: Vec<u32> = conn
+            .prepare("SELECT flags FROM nodes ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|f| f.unwrap())
+            .collect();
+        let i = NodeRow::FLAG_INSTRUCTION;
+        assert_eq!(flags, [i, NodeRow::FLAG_ASSISTANT, 0, 0, NodeRow::FLAG_SPLIT | i]);
     }
 }

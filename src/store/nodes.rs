@@ -36,7 +36,8 @@ pub struct NodeRow {
     pub parent_id: Option<NodeId>,
     /// Children of a summary, in order; empty on leaves.
     pub child_ids: Vec<NodeId>,
-    /// Bit flags, see [`NodeRow::FLAG_SPLIT`] and [`NodeRow::FLAG_ASSISTANT`].
+    /// Bit flags, see [`NodeRow::FLAG_SPLIT`], [`NodeRow::FLAG_ASSISTANT`] and
+    /// [`NodeRow::FLAG_INSTRUCTION`].
     pub flags: u32,
     /// Wall-clock time the node was appended, epoch ms.
     pub appended_ms: i64,
@@ -47,6 +48,8 @@ impl NodeRow {
     pub const FLAG_SPLIT: u32 = 1;
     /// The leaf is a chat message of the host's own assistant ([`crate::ingest::Role`]).
     pub const FLAG_ASSISTANT: u32 = 2;
+    /// The leaf holds a person's standing instruction ([`crate::text::is_standing_instruction`]).
+    pub const FLAG_INSTRUCTION: u32 = 4;
 
     /// True for level-0 nodes.
     pub fn is_leaf(&self) -> bool {
@@ -95,6 +98,29 @@ pub struct BufferStats {
 
 const NODE_COLS: &str = "node_id, tree_id, level, seq, content, author, participants, tags, source_ref, \
      time_start_ms, time_end_ms, tokens, parent_id, child_ids, flags, appended_ms";
+
+/// Migration 0008's code step: flag the standing instructions among the leaves written before
+/// the flag existed (the host assistant's own messages are never flagged). Runs inside the
+/// migration's transaction.
+pub(super) fn flag_standing_instructions(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    let mut flagged: Vec<String> = Vec::new();
+    {
+        let mut stmt = tx.prepare("SELECT node_id, content, author FROM nodes WHERE level = 0 AND flags & ?1 = 0")?;
+        let mut rows = stmt.query([NodeRow::FLAG_ASSISTANT])?;
+        while let Some(r) = rows.next()? {
+            let content: String = r.get(1)?;
+            let author: Option<String> = r.get(2)?;
+            if crate::text::leaf_holds_instruction(&content, author.as_deref()) {
+                flagged.push(r.get(0)?);
+            }
+        }
+    }
+    let mut set = tx.prepare("UPDATE nodes SET flags = flags | ?2 WHERE node_id = ?1")?;
+    for id in &flagged {
+        set.execute(params![id, NodeRow::FLAG_INSTRUCTION])?;
+    }
+    Ok(())
+}
 
 fn node_from_row(r: &Row<'_>) -> rusqlite::Result<NodeRow> {
     let participants: String = r.get(6)?;

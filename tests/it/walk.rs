@@ -232,3 +232,41 @@ fn a_summary_question_brings_the_reply_after_each_message() {
     let hits = walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits;
     assert_ne!(hits[1].explain.as_ref().unwrap()["from"], "reply");
 }
+
+#[test]
+fn a_standing_instruction_comes_up_for_a_request_of_its_kind() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    let mut items = vec![chat(
+        "app:a",
+        "User",
+        T0,
+        "Always show code with syntax highlighting when I ask about implementation details.",
+    )];
+    // Drafts about the login that outrank the instruction on their words alone.
+    for i in 0..4 {
+        items.push(chat(
+            "app:a",
+            "User",
+            T0 + (i + 1) * MIN,
+            &format!("the login page of my app, draft {i}: the login feature"),
+        ));
+    }
+    items.push(chat("app:a", "User", T0 + 20 * MIN, "Always good to hear! Never been to that cafe."));
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    let rank_of_instruction = |params: WalkParams| -> Option<usize> {
+        let args = WalkArgs { params, limit: 10, ..WalkArgs::new("how do I implement the login feature, in detail?") };
+        let hits = walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits;
+        hits.iter().position(|h| h.content.contains("syntax highlighting"))
+    };
+    let off = rank_of_instruction(WalkParams { instruction: 0.0, ..WalkParams::default() }).unwrap_or(10);
+    assert!(off >= 2, "the test needs the instruction to rank below the drafts unaided: {off}");
+    assert_eq!(rank_of_instruction(WalkParams::default()), Some(0), "the prior lifts it to the top");
+    let args = WalkArgs { limit: 10, ..WalkArgs::new("how do I implement the login feature, in detail?") };
+    let hits = walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits;
+    for h in &hits {
+        let flagged = h.explain.as_ref().unwrap()["signals"]["instruction"].as_bool().unwrap();
+        assert_eq!(flagged, h.content.contains("syntax highlighting"), "only the instruction is one: {}", h.content);
+    }
+}

@@ -44,6 +44,9 @@ pub struct WalkParams {
     /// Used instead of `assistant` when the question asks what the assistant said or
     /// advised ("which steps did you recommend?").
     pub asked_assistant: f64,
+    /// Added to the score of a leaf that holds a person's standing instruction ("always …
+    /// when I ask about …"): it applies to every later request of its kind.
+    pub instruction: f64,
     /// Weight of the neighbours' mean cosine in a leaf's dense score.
     pub dense_window: f64,
     /// Weight of the session's cosine (the mean of the parent's children vectors) in a
@@ -74,6 +77,9 @@ impl Default for WalkParams {
             time_boost: 0.2,
             assistant: -0.3,
             asked_assistant: 0.0,
+            // Leave-one-conversation-out on BEAM dev over 0 … 0.5 picked 0.2 in all ten folds
+            // (BENCHMARKS.md, "Standing instructions"); no LoCoMo turn is one.
+            instruction: 0.2,
             dense_window: 0.5,
             dense_parent: 0.5,
             ordering: Ordering::Fused,

@@ -153,7 +153,7 @@ fn to_hits(
             "coverage": cov,
             "hops": route.hops,
             "time_window": qa.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
-            "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "fused": s.score},
+            "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "instruction": s.node.instruction, "fused": s.score},
         }));
         hits.push(h);
     }

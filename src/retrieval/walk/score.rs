@@ -254,7 +254,8 @@ fn fuse(
                 + params.parent * p
                 + if speaker { params.speaker } else { 0.0 }
                 + if in_window { params.time_boost } else { 0.0 }
-                + if n.assistant { assistant } else { 0.0 };
+                + if n.assistant { assistant } else { 0.0 }
+                + if n.instruction { params.instruction } else { 0.0 };
             Scored { node: n, score, lexical: l, dense: d, parent: p, speaker }
         })
         .collect();

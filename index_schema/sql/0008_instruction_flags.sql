@@ -1,0 +1,3 @@
+-- Standing instructions ("Always … when I ask about …") carry `NodeRow::FLAG_INSTRUCTION` (4)
+-- in `nodes.flags`. No table changes: the code step (`store::nodes::flag_standing_instructions`)
+-- sets the flag on the leaves written before it existed.
