@@ -1,0 +1,346 @@
+//! `BackgroundEmbedder`: a worker thread with its own [`Memory`] on the same store that makes
+//! the vectors deferred writes leave behind, so a long-running host (the MCP server, the REPL)
+//! returns from a write once its nodes are durable and lexically searchable.
+//!
+//! The worker is a second writer of the store, like another process would be: each batch takes
+//! the store's writer lock for its own length (`Memory::embed_pending`), and the host's
+//! `Memory` and readers catch up on the new vectors incrementally. It sleeps on a condition
+//! variable until the host nudges it ("work may be pending"), and stops between batches.
+
+use super::Memory;
+use crate::embed::Embedder;
+use crate::error::{Error, Result};
+use crate::ingest::import::Progress;
+use crate::options::{Embedding, OpenOptions};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+
+/// What the worker tells its host, from the worker thread (a host logs it; library code
+/// never prints).
+#[derive(Debug)]
+pub enum EmbedEvent<'a> {
+    /// One more batch is stored: `done` of the `total` this run found pending.
+    Batch(Progress),
+    /// A run ended: nothing it found pending is left; `embedded` vectors were made.
+    Finished {
+        /// Vectors this run made.
+        embedded: usize,
+    },
+    /// A run failed (the lock timed out, the model failed); the error is also kept
+    /// ([`BackgroundEmbedder::take_error`]). The next nudge tries again.
+    Failed(&'a Error),
+}
+
+/// A host's hook for [`EmbedEvent`]s. Called on the worker thread, without the worker's
+/// state locked (it may ask [`BackgroundEmbedder::status`]).
+pub type EmbedHook = Arc<dyn Fn(&EmbedEvent<'_>) + Send + Sync>;
+
+/// A snapshot of the worker's state, for a progress line ("embedding: 120/900").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EmbedStatus {
+    /// A run is in flight, or a nudge is waiting for one.
+    pub busy: bool,
+    /// Vectors the current (or last) run has made…
+    pub done: u64,
+    /// …of the nodes it found without one.
+    pub total: u64,
+    /// Vectors made since the worker started.
+    pub embedded: u64,
+    /// The kept error's text, until [`BackgroundEmbedder::take_error`] takes it.
+    pub error: Option<String>,
+    /// The worker thread has ended (dropped, or stopped by a panic): nudges do nothing.
+    pub stopped: bool,
+}
+
+/// Makes, in the background, the vectors of what a deferred writer wrote.
+///
+/// ```
+/// # fn main() -> memtree::Result<()> {
+/// use memtree::{BackgroundEmbedder, Document, Embedding, HashEmbedder, Memory, OpenOptions};
+/// use std::sync::Arc;
+/// let dir = tempfile::tempdir().unwrap();
+/// let opts = OpenOptions { embedder: Some(Arc::new(HashEmbedder::new(64))), ..OpenOptions::default() };
+/// // The host's writer stores no vectors; the worker makes them.
+/// let mut mem = Memory::open_with(dir.path(), OpenOptions { embedding: Embedding::Deferred, ..opts.clone() })?;
+/// let worker = BackgroundEmbedder::start(dir.path(), opts, None)?;
+/// let doc = Document {
+///     source_id: "doc:plan".into(),
+///     title: "Plan".into(),
+///     body: "The osprey survey starts in May.".into(),
+///     modified_ms: None,
+///     source_ref: None,
+///     provider: None,
+/// };
+/// mem.ingest_document(doc)?;
+/// worker.nudge();
+/// worker.wait_idle()?;
+/// assert_eq!(mem.as_reader().stats()?.vectors_pending, 0);
+/// # Ok(())
+/// # }
+/// ```
+pub struct BackgroundEmbedder {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Signalled on a nudge or a stop (to the worker) and at the end of a run (to waiters).
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    nudged: bool,
+    stop: bool,
+    running: bool,
+    exited: bool,
+    done: u64,
+    total: u64,
+    embedded: u64,
+    error: Option<Error>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state is plain counters and flags, each update complete under the lock: a
+        // panic elsewhere cannot leave it half-written.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl BackgroundEmbedder {
+    /// Open a second [`Memory`] on the store in `dir` (with `opts`, made
+    /// [`Embedding::Deferred`] so that opening embeds nothing itself) and start its worker,
+    /// nudged once for what earlier runs left without vectors. `hook` hears every batch,
+    /// every finished run and every failure.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `opts` has no embedder (there is nothing to make);
+    /// whatever opening the store fails with; [`Error::Io`] when the thread cannot start.
+    pub fn start(dir: impl AsRef<Path>, opts: OpenOptions, hook: Option<EmbedHook>) -> Result<BackgroundEmbedder> {
+        let dir = dir.as_ref();
+        let Some(model) = opts.embedder.clone() else {
+            return Err(Error::invalid("embedder", "background embedding needs a dense model; this store has none"));
+        };
+        // The model serialises its calls: embedded in slices, a batch lets the host's query
+        // embeddings in between instead of holding the model for a whole batch.
+        let embedder: Arc<dyn Embedder> = Arc::new(Sliced(model));
+        let mem =
+            Memory::open_with(dir, OpenOptions { embedding: Embedding::Deferred, embedder: Some(embedder), ..opts })?;
+        let shared =
+            Arc::new(Shared { state: Mutex::new(State { nudged: true, ..State::default() }), changed: Condvar::new() });
+        let worker = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("memtree-embed".into())
+            .spawn(move || work(mem, &worker, hook.as_deref()))
+            .map_err(|e| Error::io(dir, e))?;
+        Ok(BackgroundEmbedder { shared, thread: Some(thread) })
+    }
+
+    /// Tell the worker that a write may have left nodes without vectors. Returns at once; a
+    /// nudge during a run starts another after it (the run lists what is pending once).
+    pub fn nudge(&self) {
+        let mut st = self.shared.lock();
+        if !st.exited {
+            st.nudged = true;
+            self.shared.changed.notify_all();
+        }
+    }
+
+    /// Where the worker is.
+    pub fn status(&self) -> EmbedStatus {
+        let st = self.shared.lock();
+        EmbedStatus {
+            busy: !st.exited && (st.nudged || st.running),
+            done: st.done,
+            total: st.total,
+            embedded: st.embedded,
+            error: st.error.as_ref().map(error_chain),
+            stopped: st.exited,
+        }
+    }
+
+    /// The error the last failed run kept, if any (taking it).
+    pub fn take_error(&self) -> Option<Error> {
+        self.shared.lock().error.take()
+    }
+
+    /// Block until no run is in flight and no nudge is waiting (or the worker has ended):
+    /// the completion signal a test or a host that must have every vector waits on.
+    ///
+    /// # Errors
+    /// The error a run kept (taken), so a wait does not report success over a failure.
+    pub fn wait_idle(&self) -> Result<EmbedStatus> {
+        let mut st = self.shared.lock();
+        while (st.nudged || st.running) && !st.exited {
+            st = self.shared.changed.wait(st).unwrap_or_else(PoisonError::into_inner);
+        }
+        if let Some(e) = st.error.take() {
+            return Err(e);
+        }
+        drop(st);
+        Ok(self.status())
+    }
+
+    /// Ask the worker to stop after the batch in flight, without waiting for it (dropping
+    /// the worker asks and waits). Nudges after it do nothing.
+    pub fn request_stop(&self) {
+        self.shared.lock().stop = true;
+        self.shared.changed.notify_all();
+    }
+}
+
+impl Drop for BackgroundEmbedder {
+    /// Stop between batches and wait for the thread: the batch in flight is committed (or,
+    /// when the process dies first, rolled back: a later `embed_pending` makes it).
+    fn drop(&mut self) {
+        self.request_stop();
+        if let Some(t) = self.thread.take() {
+            // The worker catches its own panics; a join error has nothing left to report.
+            let _ = t.join();
+        }
+    }
+}
+
+/// The worker: wait for a nudge, run `embed_pending` until nothing is pending or a stop is
+/// asked, keep the outcome, repeat.
+fn work(mut mem: Memory, shared: &Shared, hook: Option<&(dyn Fn(&EmbedEvent<'_>) + Send + Sync)>) {
+    let tell = |e: &EmbedEvent<'_>| {
+        if let Some(h) = hook {
+            h(e);
+        }
+    };
+    loop {
+        {
+            let mut st = shared.lock();
+            while !st.nudged && !st.stop {
+                st = shared.changed.wait(st).unwrap_or_else(PoisonError::into_inner);
+            }
+            if st.stop {
+                break;
+            }
+            st.nudged = false;
+            st.running = true;
+            st.done = 0;
+            st.total = 0;
+        }
+        let stop = || shared.lock().stop;
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            mem.embed_pending_until(&stop, |p| {
+                {
+                    let mut st = shared.lock();
+                    st.embedded += p.done.saturating_sub(st.done);
+                    st.done = p.done;
+                    st.total = p.total;
+                }
+                tell(&EmbedEvent::Batch(p));
+            })
+        }));
+        let (result, panicked) = match outcome {
+            Ok(r) => (r, false),
+            // The store is as its last commit left it, but this handle's in-memory state may
+            // not be: the worker ends, and says why.
+            Err(p) => (Err(Error::model(format!("the background embedder stopped: {}", panic_text(&*p)))), true),
+        };
+        match &result {
+            Ok(n) => tell(&EmbedEvent::Finished { embedded: *n }),
+            Err(e) => tell(&EmbedEvent::Failed(e)),
+        }
+        let mut st = shared.lock();
+        st.running = false;
+        if let Err(e) = result {
+            st.error = Some(e);
+        }
+        if panicked {
+            st.exited = true;
+        }
+        shared.changed.notify_all();
+        if panicked {
+            return;
+        }
+    }
+    let mut st = shared.lock();
+    st.exited = true;
+    shared.changed.notify_all();
+}
+
+/// The model, called a slice of texts at a time (see [`BackgroundEmbedder::start`]). Texts are
+/// sliced in length order, so each slice pads as little as the model's own batching would.
+struct Sliced(Arc<dyn Embedder>);
+
+/// Texts per model call from the worker: the model's own batch (`embed::BATCH_SIZE`), so a
+/// query embedding waits for at most one of them.
+const SLICE: usize = 32;
+
+impl Embedder for Sliced {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn dim(&self) -> usize {
+        self.0.dim()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.len() <= SLICE {
+            return self.0.embed(texts);
+        }
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let mut out = vec![Vec::new(); texts.len()];
+        for slice in order.chunks(SLICE) {
+            let input: Vec<&str> = slice.iter().map(|&i| texts[i]).collect();
+            let vecs = self.0.embed(&input)?;
+            if vecs.len() != slice.len() {
+                return Err(Error::model(format!("got {} vectors for {} texts", vecs.len(), slice.len())));
+            }
+            for (&i, v) in slice.iter().zip(vecs) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The error and its causes, `: `-separated.
+fn error_chain(e: &Error) -> String {
+    let mut s = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embed::HashEmbedder;
+
+    #[test]
+    fn sliced_embedding_equals_one_call() {
+        let texts: Vec<String> = (0..100).map(|i| "word ".repeat(i % 7 + 1) + &i.to_string()).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let inner: Arc<dyn Embedder> = Arc::new(HashEmbedder::new(32));
+        assert_eq!(Sliced(inner.clone()).embed(&refs).unwrap(), inner.embed(&refs).unwrap());
+    }
+
+    #[test]
+    fn start_without_a_model_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = BackgroundEmbedder::start(dir.path(), OpenOptions::default(), None).err().unwrap();
+        assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    }
+}
