@@ -426,8 +426,9 @@ fn run(cli: &Cli) -> Result<()> {
     }
     // An import is durable and searchable before its vectors are made; they follow, with
     // their own progress bar (a stopped run's are made by the next `ingest`). A read never
-    // waits for a stopped import's vectors either.
-    if reads_only || matches!(cli.cmd, Cmd::Ingest { .. }) {
+    // waits for a stopped import's vectors either. The MCP server's writes return before
+    // theirs too: a background worker makes them.
+    if reads_only || matches!(cli.cmd, Cmd::Ingest { .. } | Cmd::Mcp { .. }) {
         open_opts.embedding = memtree::Embedding::Deferred;
     }
     let mut mem = match Memory::open_with(&dir, open_opts) {
@@ -505,11 +506,40 @@ fn run(cli: &Cli) -> Result<()> {
         }
         Cmd::Mcp { scope } => {
             let scope = if scope.is_empty() { Scope::all() } else { Scope::only(scope.iter().cloned()) };
-            memtree::serve_stdio(mem, scope)?;
+            let mut server = memtree::McpServer::new(mem, scope);
+            if opts.embedder.is_some() {
+                let worker =
+                    memtree::BackgroundEmbedder::start(&dir, opts.clone(), Some(std::sync::Arc::new(log_embedding)))
+                        .context("starting the background embedder")?;
+                server = server.with_background(worker);
+            }
+            memtree::serve_stdio(server)?;
         }
         Cmd::Bench { .. } => unreachable!("handled above"),
     }
     Ok(())
+}
+
+/// The MCP server's background embedding, on stderr (stdout is the protocol): each batch, the
+/// end of a run that made vectors, and every failure (the next write retries).
+fn log_embedding(event: &memtree::EmbedEvent<'_>) {
+    match event {
+        memtree::EmbedEvent::Batch(p) => eprintln!("memtree: embedding {}/{} vectors", p.done, p.total),
+        memtree::EmbedEvent::Finished { embedded: 0 } => {}
+        memtree::EmbedEvent::Finished { embedded } => eprintln!("memtree: embedded {embedded} vectors"),
+        memtree::EmbedEvent::Failed(e) => {
+            let mut text = e.to_string();
+            let mut cause = std::error::Error::source(*e);
+            while let Some(c) = cause {
+                let c_text = c.to_string();
+                if !text.contains(&c_text) {
+                    text = format!("{text}: {c_text}");
+                }
+                cause = c.source();
+            }
+            eprintln!("memtree: background embedding failed: {text}");
+        }
+    }
 }
 
 /// `memtree sources`: each source with its counts and its leaves' first and last time
