@@ -417,7 +417,8 @@ impl Repl {
         }
         if let Some(b) = &bg {
             if b.busy {
-                println!("embedding  {}/{} in the background", b.done, b.total);
+                // Against what is pending now: a write during the run adds to what is left.
+                println!("embedding  {}/{} in the background", b.done, b.done + s.vectors_pending);
             }
             if let Some(e) = &b.error {
                 println!("embedding  failed: {e} (the next write retries)");
@@ -989,8 +990,9 @@ fn run() -> Result<()> {
     }
     // Dropping the worker stops it after the batch in flight; the next session's worker makes
     // the rest.
-    if let Some(b) = repl.embedder.as_ref().map(BackgroundEmbedder::status).filter(|b| b.busy) {
-        eprintln!("stopping the background embedding at {}/{}; the next session makes the rest", b.done, b.total);
+    if repl.embedder.as_ref().is_some_and(|e| e.status().busy) {
+        let pending = repl.mem.as_reader().stats()?.vectors_pending;
+        eprintln!("stopping the background embedding ({pending} vectors pending); the next session makes them");
     }
     Ok(())
 }

@@ -5,7 +5,9 @@
 //! The worker is a second writer of the store, like another process would be: each batch takes
 //! the store's writer lock for its own length (`Memory::embed_pending`), and the host's
 //! `Memory` and readers catch up on the new vectors incrementally. It sleeps on a condition
-//! variable until the host nudges it ("work may be pending"), and stops between batches.
+//! variable until the host nudges it ("work may be pending"). Asked to stop, it ends at the
+//! next slice of a batch: the batch in flight rolls back (a later run makes it), so a host's
+//! shutdown waits for one model call, not for a whole batch.
 
 use super::Memory;
 use crate::embed::Embedder;
@@ -14,6 +16,7 @@ use crate::ingest::import::Progress;
 use crate::options::{Embedding, OpenOptions};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
@@ -89,6 +92,9 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled on a nudge or a stop (to the worker) and at the end of a run (to waiters).
     changed: Condvar,
+    /// Set when [`Sliced`] refused a slice because a stop was asked: the run's error is then
+    /// the stop, not a failure.
+    cut: AtomicBool,
 }
 
 #[derive(Default)]
@@ -127,11 +133,14 @@ impl BackgroundEmbedder {
         };
         // The model serialises its calls: embedded in slices, a batch lets the host's query
         // embeddings in between instead of holding the model for a whole batch.
-        let embedder: Arc<dyn Embedder> = Arc::new(Sliced(model));
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State { nudged: true, ..State::default() }),
+            changed: Condvar::new(),
+            cut: AtomicBool::new(false),
+        });
+        let embedder: Arc<dyn Embedder> = Arc::new(Sliced { model, shared: Arc::clone(&shared) });
         let mem =
             Memory::open_with(dir, OpenOptions { embedding: Embedding::Deferred, embedder: Some(embedder), ..opts })?;
-        let shared =
-            Arc::new(Shared { state: Mutex::new(State { nudged: true, ..State::default() }), changed: Condvar::new() });
         let worker = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("memtree-embed".into())
@@ -185,8 +194,8 @@ impl BackgroundEmbedder {
         Ok(self.status())
     }
 
-    /// Ask the worker to stop after the batch in flight, without waiting for it (dropping
-    /// the worker asks and waits). Nudges after it do nothing.
+    /// Ask the worker to stop at its next slice, without waiting for it (dropping the worker
+    /// asks and waits). Nudges after it do nothing.
     pub fn request_stop(&self) {
         self.shared.lock().stop = true;
         self.shared.changed.notify_all();
@@ -194,8 +203,8 @@ impl BackgroundEmbedder {
 }
 
 impl Drop for BackgroundEmbedder {
-    /// Stop between batches and wait for the thread: the batch in flight is committed (or,
-    /// when the process dies first, rolled back: a later `embed_pending` makes it).
+    /// Stop and wait for the thread: it ends at the next slice of a batch, and the batch in
+    /// flight rolls back (a later `embed_pending` makes it), as a kill there would.
     fn drop(&mut self) {
         self.request_stop();
         if let Some(t) = self.thread.take() {
@@ -240,6 +249,8 @@ fn work(mut mem: Memory, shared: &Shared, hook: Option<&(dyn Fn(&EmbedEvent<'_>)
             })
         }));
         let (result, panicked) = match outcome {
+            // Stopped inside a batch: nothing to report, the batch is rolled back.
+            Ok(Err(_)) if shared.cut.load(Ordering::SeqCst) => break,
             Ok(r) => (r, false),
             // The store is as its last commit left it, but this handle's in-memory state may
             // not be: the worker ends, and says why.
@@ -263,13 +274,18 @@ fn work(mut mem: Memory, shared: &Shared, hook: Option<&(dyn Fn(&EmbedEvent<'_>)
         }
     }
     let mut st = shared.lock();
+    st.running = false;
     st.exited = true;
     shared.changed.notify_all();
 }
 
-/// The model, called a slice of texts at a time (see [`BackgroundEmbedder::start`]). Texts are
-/// sliced in length order, so each slice pads as little as the model's own batching would.
-struct Sliced(Arc<dyn Embedder>);
+/// The model, called a slice of texts at a time (see [`BackgroundEmbedder::start`]), and
+/// refusing the next slice once a stop is asked. Texts are sliced in length order, so each
+/// slice pads as little as the model's own batching would.
+struct Sliced {
+    model: Arc<dyn Embedder>,
+    shared: Arc<Shared>,
+}
 
 /// Texts per model call from the worker: the model's own batch (`embed::BATCH_SIZE`), so a
 /// query embedding waits for at most one of them.
@@ -277,23 +293,24 @@ const SLICE: usize = 32;
 
 impl Embedder for Sliced {
     fn name(&self) -> &str {
-        self.0.name()
+        self.model.name()
     }
 
     fn dim(&self) -> usize {
-        self.0.dim()
+        self.model.dim()
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        if texts.len() <= SLICE {
-            return self.0.embed(texts);
-        }
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         let mut out = vec![Vec::new(); texts.len()];
         for slice in order.chunks(SLICE) {
+            if self.shared.lock().stop {
+                self.shared.cut.store(true, Ordering::SeqCst);
+                return Err(Error::model("background embedding stopped"));
+            }
             let input: Vec<&str> = slice.iter().map(|&i| texts[i]).collect();
-            let vecs = self.0.embed(&input)?;
+            let vecs = self.model.embed(&input)?;
             if vecs.len() != slice.len() {
                 return Err(Error::model(format!("got {} vectors for {} texts", vecs.len(), slice.len())));
             }
@@ -333,8 +350,14 @@ mod tests {
     fn sliced_embedding_equals_one_call() {
         let texts: Vec<String> = (0..100).map(|i| "word ".repeat(i % 7 + 1) + &i.to_string()).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let inner: Arc<dyn Embedder> = Arc::new(HashEmbedder::new(32));
-        assert_eq!(Sliced(inner.clone()).embed(&refs).unwrap(), inner.embed(&refs).unwrap());
+        let model: Arc<dyn Embedder> = Arc::new(HashEmbedder::new(32));
+        let shared = Arc::new(Shared { state: Mutex::default(), changed: Condvar::new(), cut: AtomicBool::new(false) });
+        let sliced = Sliced { model: model.clone(), shared: shared.clone() };
+        assert_eq!(sliced.embed(&refs).unwrap(), model.embed(&refs).unwrap());
+        // Once a stop is asked the next slice is refused, and the refusal is marked as the stop.
+        shared.lock().stop = true;
+        assert!(sliced.embed(&refs).is_err());
+        assert!(shared.cut.load(Ordering::SeqCst));
     }
 
     #[test]
