@@ -257,6 +257,8 @@ fn work(mut mem: Memory, shared: &Shared, hook: Option<&(dyn Fn(&EmbedEvent<'_>)
             Err(p) => (Err(Error::model(format!("the background embedder stopped: {}", panic_text(&*p)))), true),
         };
         match &result {
+            // A run cut short between batches did not finish what it found.
+            Ok(_) if shared.lock().stop => {}
             Ok(n) => tell(&EmbedEvent::Finished { embedded: *n }),
             Err(e) => tell(&EmbedEvent::Failed(e)),
         }
@@ -265,11 +267,12 @@ fn work(mut mem: Memory, shared: &Shared, hook: Option<&(dyn Fn(&EmbedEvent<'_>)
         if let Err(e) = result {
             st.error = Some(e);
         }
-        if panicked {
-            st.exited = true;
-        }
+        // A stop asked during the run ends the worker in the same step, so that a waiter
+        // woken by this run's end sees it stopped.
+        let end = panicked || st.stop;
+        st.exited |= end;
         shared.changed.notify_all();
-        if panicked {
+        if end {
             return;
         }
     }
