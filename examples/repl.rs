@@ -905,12 +905,16 @@ fn open(args: &Args, clock: &SessionClock) -> Result<(Memory, Option<BackgroundE
         opts
     };
     let opts = OpenOptions { clock: Arc::new(clock.clone()), ..opts };
-    let deferred = OpenOptions { embedding: Embedding::Deferred, ..opts.clone() };
-    let mem = Memory::open_with(&dir, deferred).with_context(|| format!("opening store {}", dir.display()))?;
+    let mut deferred = OpenOptions { embedding: Embedding::Deferred, ..opts.clone() };
+    // The worker first: the session's own handle takes its turns at the model through it.
     let embedder = match opts.embedder {
         Some(_) => Some(BackgroundEmbedder::start(&dir, opts, None).context("starting the background embedder")?),
         None => None,
     };
+    if let Some(e) = &embedder {
+        deferred = e.host_options(deferred);
+    }
+    let mem = Memory::open_with(&dir, deferred).with_context(|| format!("opening store {}", dir.display()))?;
     Ok((mem, embedder))
 }
 

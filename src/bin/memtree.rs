@@ -431,6 +431,18 @@ fn run(cli: &Cli) -> Result<()> {
     if reads_only || matches!(cli.cmd, Cmd::Ingest { .. } | Cmd::Mcp { .. }) {
         open_opts.embedding = memtree::Embedding::Deferred;
     }
+    // The MCP server's worker starts first: the server's own handle takes its turns at the
+    // model through it (a question's embedding goes before the worker's next slice).
+    let worker = match &cli.cmd {
+        Cmd::Mcp { .. } if opts.embedder.is_some() => {
+            let hook: memtree::EmbedHook = std::sync::Arc::new(log_embedding);
+            let w = memtree::BackgroundEmbedder::start(&dir, opts.clone(), Some(hook))
+                .with_context(|| format!("starting the background embedder on {}", dir.display()))?;
+            open_opts = w.host_options(open_opts);
+            Some(w)
+        }
+        _ => None,
+    };
     let mut mem = match Memory::open_with(&dir, open_opts) {
         Ok(m) => m,
         // Another process (the assistant) is writing: reads go through a read-only handle.
@@ -507,11 +519,8 @@ fn run(cli: &Cli) -> Result<()> {
         Cmd::Mcp { scope } => {
             let scope = if scope.is_empty() { Scope::all() } else { Scope::only(scope.iter().cloned()) };
             let mut server = memtree::McpServer::new(mem, scope);
-            if opts.embedder.is_some() {
-                let worker =
-                    memtree::BackgroundEmbedder::start(&dir, opts.clone(), Some(std::sync::Arc::new(log_embedding)))
-                        .context("starting the background embedder")?;
-                server = server.with_background(worker);
+            if let Some(w) = worker {
+                server = server.with_background(w);
             }
             memtree::serve_stdio(server)?;
         }

@@ -58,7 +58,8 @@ impl McpServer {
 
     /// Nudge `worker` after every write call, so an `ingest_document` returns once its leaves
     /// are durable and lexically searchable and its vectors follow. `mem` should be open with
-    /// [`crate::Embedding::Deferred`], or the write embeds them itself. Until they exist, walk
+    /// [`crate::Embedding::Deferred`] (or the write embeds them itself) and the worker's
+    /// [`BackgroundEmbedder::host_options`] (or a question may wait behind its backlog). Until they exist, walk
     /// ranks with the vectors there are: a leaf without one has no dense score (BM25 still
     /// finds it), which is what a reader of a store under import sees too.
     pub fn with_background(mut self, worker: BackgroundEmbedder) -> McpServer {

@@ -65,9 +65,11 @@ pub struct EmbedStatus {
 /// use std::sync::Arc;
 /// let dir = tempfile::tempdir().unwrap();
 /// let opts = OpenOptions { embedder: Some(Arc::new(HashEmbedder::new(64))), ..OpenOptions::default() };
-/// // The host's writer stores no vectors; the worker makes them.
-/// let mut mem = Memory::open_with(dir.path(), OpenOptions { embedding: Embedding::Deferred, ..opts.clone() })?;
-/// let worker = BackgroundEmbedder::start(dir.path(), opts, None)?;
+/// let worker = BackgroundEmbedder::start(dir.path(), opts.clone(), None)?;
+/// // The host's writer stores no vectors (the worker makes them) and lets its own model calls
+/// // go first.
+/// let host = worker.host_options(OpenOptions { embedding: Embedding::Deferred, ..opts });
+/// let mut mem = Memory::open_with(dir.path(), host)?;
 /// let doc = Document {
 ///     source_id: "doc:plan".into(),
 ///     title: "Plan".into(),
@@ -95,6 +97,69 @@ struct Shared {
     /// Set when [`Sliced`] refused a slice because a stop was asked: the run's error is then
     /// the stop, not a failure.
     cut: AtomicBool,
+    /// The host's calls to the model, which go before the worker's next slice.
+    turns: Turns,
+}
+
+/// How many of the host's model calls are waiting or running. The model serialises its calls
+/// and its lock is not fair: without this, a host's query embedding can wait behind slice
+/// after slice of a backlog.
+#[derive(Default)]
+struct Turns {
+    host: Mutex<usize>,
+    /// Signalled when the last host call ends.
+    free: Condvar,
+}
+
+impl Turns {
+    fn host(&self) -> MutexGuard<'_, usize> {
+        // A count, each update complete under the lock.
+        self.host.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Wait until no host call waits for or holds the model.
+    fn worker_turn(&self) {
+        let mut n = self.host();
+        while *n > 0 {
+            n = self.free.wait(n).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+/// The host's side of the model (see [`BackgroundEmbedder::host_options`]).
+struct Host {
+    model: Arc<dyn Embedder>,
+    shared: Arc<Shared>,
+}
+
+/// Counts a host call for its length, however it ends.
+struct HostCall<'a>(&'a Turns);
+
+impl Drop for HostCall<'_> {
+    fn drop(&mut self) {
+        let mut n = self.0.host();
+        *n -= 1;
+        if *n == 0 {
+            self.0.free.notify_all();
+        }
+    }
+}
+
+impl Embedder for Host {
+    fn name(&self) -> &str {
+        self.model.name()
+    }
+
+    fn dim(&self) -> usize {
+        self.model.dim()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let turns = &self.shared.turns;
+        *turns.host() += 1;
+        let _call = HostCall(turns);
+        self.model.embed(texts)
+    }
 }
 
 #[derive(Default)]
@@ -137,6 +202,7 @@ impl BackgroundEmbedder {
             state: Mutex::new(State { nudged: true, ..State::default() }),
             changed: Condvar::new(),
             cut: AtomicBool::new(false),
+            turns: Turns::default(),
         });
         let embedder: Arc<dyn Embedder> = Arc::new(Sliced { model, shared: Arc::clone(&shared) });
         let mem =
@@ -170,6 +236,17 @@ impl BackgroundEmbedder {
             error: st.error.as_ref().map(error_chain),
             stopped: st.exited,
         }
+    }
+
+    /// `opts` for the host's own [`Memory`] (made with the options the worker was started
+    /// with): its model calls — a question's embedding — go before the worker's next slice, so
+    /// a read waits for at most one slice of the backlog, not for the model's unfair lock.
+    pub fn host_options(&self, opts: OpenOptions) -> OpenOptions {
+        let embedder = opts.embedder.clone().map(|model| {
+            let host: Arc<dyn Embedder> = Arc::new(Host { model, shared: Arc::clone(&self.shared) });
+            host
+        });
+        OpenOptions { embedder, ..opts }
     }
 
     /// The error the last failed run kept, if any (taking it).
@@ -290,9 +367,31 @@ struct Sliced {
     shared: Arc<Shared>,
 }
 
-/// Texts per model call from the worker: the model's own batch (`embed::BATCH_SIZE`), so a
-/// query embedding waits for at most one of them.
-const SLICE: usize = 32;
+/// At most this many texts per model call from the worker: the model's own batch
+/// (`embed::BATCH_SIZE`)…
+const SLICE_TEXTS: usize = 32;
+/// …and at most this many bytes of text (one text alone may exceed it): a slice of long
+/// summaries then costs the model about what a slice of short messages does, and a question's
+/// embedding waits for at most one slice.
+const SLICE_BYTES: usize = 4096;
+
+/// `order` cut into consecutive slices within both limits.
+fn slices<'a>(order: &'a [usize], texts: &[&str]) -> Vec<&'a [usize]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (k, &i) in order.iter().enumerate() {
+        let len = texts[i].len();
+        if k > start && (k - start == SLICE_TEXTS || bytes + len > SLICE_BYTES) {
+            out.push(&order[start..k]);
+            (start, bytes) = (k, 0);
+        }
+        bytes += len;
+    }
+    if start < order.len() {
+        out.push(&order[start..]);
+    }
+    out
+}
 
 impl Embedder for Sliced {
     fn name(&self) -> &str {
@@ -307,7 +406,8 @@ impl Embedder for Sliced {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         let mut out = vec![Vec::new(); texts.len()];
-        for slice in order.chunks(SLICE) {
+        for slice in slices(&order, texts) {
+            self.shared.turns.worker_turn();
             if self.shared.lock().stop {
                 self.shared.cut.store(true, Ordering::SeqCst);
                 return Err(Error::model("background embedding stopped"));
@@ -354,13 +454,31 @@ mod tests {
         let texts: Vec<String> = (0..100).map(|i| "word ".repeat(i % 7 + 1) + &i.to_string()).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let model: Arc<dyn Embedder> = Arc::new(HashEmbedder::new(32));
-        let shared = Arc::new(Shared { state: Mutex::default(), changed: Condvar::new(), cut: AtomicBool::new(false) });
+        let shared = Arc::new(Shared {
+            state: Mutex::default(),
+            changed: Condvar::new(),
+            cut: AtomicBool::new(false),
+            turns: Turns::default(),
+        });
         let sliced = Sliced { model: model.clone(), shared: shared.clone() };
         assert_eq!(sliced.embed(&refs).unwrap(), model.embed(&refs).unwrap());
         // Once a stop is asked the next slice is refused, and the refusal is marked as the stop.
         shared.lock().stop = true;
         assert!(sliced.embed(&refs).is_err());
         assert!(shared.cut.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn slices_keep_the_order_and_both_limits() {
+        let long = "x".repeat(SLICE_BYTES + 1);
+        let short = "word";
+        let mut texts = vec![short; 70];
+        texts.extend([long.as_str(), long.as_str()]);
+        let order: Vec<usize> = (0..texts.len()).collect();
+        let cut = slices(&order, &texts);
+        assert_eq!(cut.concat(), order);
+        assert_eq!(cut.iter().map(|s| s.len()).collect::<Vec<_>>(), [32, 32, 6, 1, 1]);
+        assert!(slices(&[], &texts).is_empty());
     }
 
     #[test]
