@@ -372,8 +372,10 @@ struct Sliced {
 const SLICE_TEXTS: usize = 32;
 /// …and at most this many bytes of text (one text alone may exceed it): a slice of long
 /// summaries then costs the model about what a slice of short messages does, and a question's
-/// embedding waits for at most one slice.
-const SLICE_BYTES: usize = 4096;
+/// embedding waits for at most one slice. Measured (`examples/background_latency`, loaded
+/// 2 cores): 4096 bytes left a walk waiting 552 ms (median), 1024 bytes 146 ms, for the same
+/// backlog time.
+const SLICE_BYTES: usize = 1024;
 
 /// `order` cut into consecutive slices within both limits.
 fn slices<'a>(order: &'a [usize], texts: &[&str]) -> Vec<&'a [usize]> {
