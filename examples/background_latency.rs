@@ -142,7 +142,7 @@ fn main() {
     // 2. walk latency during a background backlog.
     let (mem_idle, _) = backlog(&tmp.path().join("idle"), &opts, conversations);
     // Embed the idle store fully, so its walks have the dense signal as the others' end with.
-    let mut idle_writer = Memory::open_with(&tmp.path().join("idle"), opts.clone()).unwrap();
+    let mut idle_writer = Memory::open_with(tmp.path().join("idle"), opts.clone()).unwrap();
     idle_writer.embed_pending(|_| {}).unwrap();
     drop(idle_writer);
     // The first read catches up with the other writer's vectors: not timed.
