@@ -9,12 +9,16 @@
 //! Tables fit the terminal stdout is (its width read again for every table): one row a line,
 //! the text taking what the other columns leave, fewer columns on a narrow terminal. When
 //! stdout is a pipe or a file the width is `--width`, else `$COLUMNS`, else 160 (`table.rs`).
+//!
+//! With the dense model, `:import` and `:demo` return once what they wrote is durable and
+//! lexically searchable; a background worker (`BackgroundEmbedder`) makes the vectors after,
+//! and `:stats` shows how far it is. Questions asked meanwhile rank with the vectors there are.
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Parser;
 use memtree::Scope;
 use memtree::tool::{self, MODE_NAMES, MODES, RecallRequest, Request};
-use memtree::{Clock, Memory, OpenOptions, SystemClock};
+use memtree::{BackgroundEmbedder, Clock, Embedding, Memory, OpenOptions, SystemClock};
 use memtree::{Format, Parsed};
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
@@ -162,6 +166,8 @@ struct Repl {
     /// `--width`: lay tables out for this many columns instead of the terminal's.
     width: Option<usize>,
     clock: SessionClock,
+    /// Makes the vectors of what this session writes (with the dense model).
+    embedder: Option<BackgroundEmbedder>,
 }
 
 impl Repl {
@@ -203,7 +209,11 @@ impl Repl {
                 let r = self.mem.delete_source(&id.into())?;
                 println!("forgot {id}: {} leaves and what was derived from them", r.removed);
             }
-            "demo" => load_demo(&mut self.mem)?,
+            "demo" => {
+                let loaded = load_demo(&mut self.mem);
+                self.nudge();
+                loaded?;
+            }
             "now" => {
                 match rest {
                     "" => {}
@@ -237,7 +247,10 @@ impl Repl {
                         break;
                     }
                 }
-                let s = self.mem.import_with(format, Path::new(path), &opts, |_| {})?;
+                let imported = self.mem.import_with(format, Path::new(path), &opts, |_| {});
+                // Also after a failure: the batches written before it have no vectors either.
+                self.nudge();
+                let s = imported?;
                 let r = &s.report;
                 println!(
                     "imported {path}: {} leaves, {} summaries ({} already there)",
@@ -337,7 +350,11 @@ impl Repl {
     fn run_tree(&mut self, args: Value) -> Result<()> {
         let t = Instant::now();
         let req = Request::from_json(&args)?;
+        let write = req.is_write();
         let out = serde_json::to_value(tool::call(&mut self.mem, req, &Scope::all())?)?;
+        if write {
+            self.nudge();
+        }
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         let mode = args["mode"].as_str().unwrap_or("?").to_string();
         self.show(&mode, &out, ms)
@@ -367,10 +384,23 @@ impl Repl {
         }
     }
 
+    /// Tell the background worker that a write may have left nodes without vectors.
+    fn nudge(&self) {
+        if let Some(e) = &self.embedder {
+            e.nudge();
+        }
+    }
+
     fn stats(&self) -> Result<()> {
         let s = self.mem.as_reader().stats()?;
+        let bg = self.embedder.as_ref().map(BackgroundEmbedder::status);
         if self.json {
-            println!("{}", serde_json::to_string_pretty(&s)?);
+            let mut v = serde_json::to_value(&s)?;
+            if let Some(b) = &bg {
+                v["embedding"] = json!({"busy": b.busy, "done": b.done, "total": b.total,
+                    "embedded": b.embedded, "error": b.error, "stopped": b.stopped});
+            }
+            println!("{}", serde_json::to_string_pretty(&v)?);
             return Ok(());
         }
         let c = &s.counts;
@@ -382,6 +412,21 @@ impl Repl {
         println!("summaries  {}", if levels.is_empty() { "0".into() } else { levels.join(", ") });
         println!("entities   {}   edges {}", c.entities, c.edges);
         println!("vectors    {}   dense model: {}", c.vectors, s.embedder.as_deref().unwrap_or("off (lexical only)"));
+        if s.vectors_pending > 0 || bg.as_ref().is_some_and(|b| b.busy || b.error.is_some()) {
+            println!("pending    {} nodes without a vector", s.vectors_pending);
+        }
+        if let Some(b) = &bg {
+            if b.busy {
+                // Against what is pending now: a write during the run adds to what is left.
+                println!("embedding  {}/{} in the background", b.done, b.done + s.vectors_pending);
+            }
+            if let Some(e) = &b.error {
+                println!("embedding  failed: {e} (the next write retries)");
+            }
+            if b.stopped {
+                println!("embedding  stopped (the next session makes the rest)");
+            }
+        }
         println!("facts      {}", c.recall_facts);
         println!("on disk    store {}, index {}", human_bytes(s.store_bytes), human_bytes(s.index_bytes));
         Ok(())
@@ -843,7 +888,9 @@ impl Highlighter for Complete {}
 impl Validator for Complete {}
 impl Helper for Complete {}
 
-fn open(args: &Args, clock: &SessionClock) -> Result<Memory> {
+/// The session's store, and the worker that makes its vectors when there is a model: the
+/// store is opened deferred, so no write (nor this open) waits for the model.
+fn open(args: &Args, clock: &SessionClock) -> Result<(Memory, Option<BackgroundEmbedder>)> {
     let dir = match &args.store {
         Some(d) => d.clone(),
         None => memtree::default_store_dir().context("no platform data directory; pass --store DIR")?,
@@ -858,16 +905,26 @@ fn open(args: &Args, clock: &SessionClock) -> Result<Memory> {
         opts
     };
     let opts = OpenOptions { clock: Arc::new(clock.clone()), ..opts };
-    Memory::open_with(&dir, opts).with_context(|| format!("opening store {}", dir.display()))
+    let mut deferred = OpenOptions { embedding: Embedding::Deferred, ..opts.clone() };
+    // The worker first: the session's own handle takes its turns at the model through it.
+    let embedder = match opts.embedder {
+        Some(_) => Some(BackgroundEmbedder::start(&dir, opts, None).context("starting the background embedder")?),
+        None => None,
+    };
+    if let Some(e) = &embedder {
+        deferred = e.host_options(deferred);
+    }
+    let mem = Memory::open_with(&dir, deferred).with_context(|| format!("opening store {}", dir.display()))?;
+    Ok((mem, embedder))
 }
 
 fn run() -> Result<()> {
     let args = Args::parse();
     let tty = std::io::stdin().is_terminal();
     let clock = SessionClock::new(args.now);
-    let mem = open(&args, &clock)?;
+    let (mem, embedder) = open(&args, &clock)?;
     let width = args.width.map(usize::from);
-    let mut repl = Repl { mem, json: false, last_ids: Vec::new(), width, clock };
+    let mut repl = Repl { mem, json: false, last_ids: Vec::new(), width, clock, embedder };
     let history = repl.mem.as_reader().dir().join("repl_history.txt");
     let empty = repl.mem.as_reader().stats()?.counts.sources == 0;
     let mut editor: Option<Editor<Complete, DefaultHistory>> = None;
@@ -882,6 +939,7 @@ fn run() -> Result<()> {
     if empty {
         if args.demo {
             load_demo(&mut repl.mem)?;
+            repl.nudge();
         } else if let Some(ed) = editor.as_mut() {
             let answer = match ed.readline(
                 "This store is empty. Load the demo corpus (a small team's month of chat, e-mail and notes)? [Y/n] ",
@@ -892,6 +950,7 @@ fn run() -> Result<()> {
             };
             if matches!(answer.trim().to_ascii_lowercase().as_str(), "" | "y" | "yes") {
                 load_demo(&mut repl.mem)?;
+                repl.nudge();
             } else {
                 eprintln!("Import your own data with :import FORMAT PATH ({}).", format_names());
             }
@@ -932,6 +991,12 @@ fn run() -> Result<()> {
                 }
             }
         }
+    }
+    // Dropping the worker stops it after the batch in flight; the next session's worker makes
+    // the rest.
+    if repl.embedder.as_ref().is_some_and(|e| e.status().busy) {
+        let pending = repl.mem.as_reader().stats()?.vectors_pending;
+        eprintln!("stopping the background embedding ({pending} vectors pending); the next session makes them");
     }
     Ok(())
 }

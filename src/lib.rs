@@ -65,8 +65,11 @@ pub use error::{Error, Result};
 pub use graph::{co_occurring_entities, neighbors};
 pub use ingest::import::{FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, read_notes};
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Role};
-pub use mcp::{ServeError, serve_stdio};
-pub use memory::{ImportOptions, ImportSummary, Memory, OpenReport, SyncReport};
+pub use mcp::{McpServer, ServeError, ToolOutcome, serve_stdio};
+pub use memory::{
+    BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus, ImportOptions, ImportSummary, Memory, OpenReport,
+    SyncReport,
+};
 pub use options::{
     CONTENT_DIR, DEFAULT_LOCK_TIMEOUT, Embedding, LOCK_TIMEOUT_ENV, OpenOptions, default_store_dir,
     lock_timeout_from_env,

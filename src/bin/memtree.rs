@@ -426,10 +426,23 @@ fn run(cli: &Cli) -> Result<()> {
     }
     // An import is durable and searchable before its vectors are made; they follow, with
     // their own progress bar (a stopped run's are made by the next `ingest`). A read never
-    // waits for a stopped import's vectors either.
-    if reads_only || matches!(cli.cmd, Cmd::Ingest { .. }) {
+    // waits for a stopped import's vectors either. The MCP server's writes return before
+    // theirs too: a background worker makes them.
+    if reads_only || matches!(cli.cmd, Cmd::Ingest { .. } | Cmd::Mcp { .. }) {
         open_opts.embedding = memtree::Embedding::Deferred;
     }
+    // The MCP server's worker starts first: the server's own handle takes its turns at the
+    // model through it (a question's embedding goes before the worker's next slice).
+    let worker = match &cli.cmd {
+        Cmd::Mcp { .. } if opts.embedder.is_some() => {
+            let hook: memtree::EmbedHook = std::sync::Arc::new(log_embedding);
+            let w = memtree::BackgroundEmbedder::start(&dir, opts.clone(), Some(hook))
+                .with_context(|| format!("starting the background embedder on {}", dir.display()))?;
+            open_opts = w.host_options(open_opts);
+            Some(w)
+        }
+        _ => None,
+    };
     let mut mem = match Memory::open_with(&dir, open_opts) {
         Ok(m) => m,
         // Another process (the assistant) is writing: reads go through a read-only handle.
@@ -505,11 +518,37 @@ fn run(cli: &Cli) -> Result<()> {
         }
         Cmd::Mcp { scope } => {
             let scope = if scope.is_empty() { Scope::all() } else { Scope::only(scope.iter().cloned()) };
-            memtree::serve_stdio(mem, scope)?;
+            let mut server = memtree::McpServer::new(mem, scope);
+            if let Some(w) = worker {
+                server = server.with_background(w);
+            }
+            memtree::serve_stdio(server)?;
         }
         Cmd::Bench { .. } => unreachable!("handled above"),
     }
     Ok(())
+}
+
+/// The MCP server's background embedding, on stderr (stdout is the protocol): each batch, the
+/// end of a run that made vectors, and every failure (the next write retries).
+fn log_embedding(event: &memtree::EmbedEvent<'_>) {
+    match event {
+        memtree::EmbedEvent::Batch(p) => eprintln!("memtree: embedding {}/{} vectors", p.done, p.total),
+        memtree::EmbedEvent::Finished { embedded: 0 } => {}
+        memtree::EmbedEvent::Finished { embedded } => eprintln!("memtree: embedded {embedded} vectors"),
+        memtree::EmbedEvent::Failed(e) => {
+            let mut text = e.to_string();
+            let mut cause = std::error::Error::source(*e);
+            while let Some(c) = cause {
+                let c_text = c.to_string();
+                if !text.contains(&c_text) {
+                    text = format!("{text}: {c_text}");
+                }
+                cause = c.source();
+            }
+            eprintln!("memtree: background embedding failed: {text}");
+        }
+    }
 }
 
 /// `memtree sources`: each source with its counts and its leaves' first and last time

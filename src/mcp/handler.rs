@@ -5,7 +5,7 @@
 
 use super::prompt;
 use crate::error::Error;
-use crate::memory::Memory;
+use crate::memory::{BackgroundEmbedder, Memory};
 use crate::retrieval::Scope;
 use crate::tool::{self, RecallRequest, Request};
 use rmcp::model::{
@@ -33,6 +33,9 @@ and preferences. The prompt `memory_agent` gives the full strategy: which mode f
 pub struct McpServer {
     mem: Arc<Mutex<Memory>>,
     scope: Arc<Scope>,
+    /// Makes the vectors of `ingest_document` calls after they return (see
+    /// [`McpServer::with_background`]).
+    background: Option<Arc<BackgroundEmbedder>>,
 }
 
 /// What a tool call produced: a JSON value, a caller/engine error (a tool error), or a tool
@@ -50,7 +53,24 @@ pub enum ToolOutcome {
 impl McpServer {
     /// Serve `mem`, gating every read by `scope` (SPEC §1; `Scope::all()` for everything).
     pub fn new(mem: Memory, scope: Scope) -> McpServer {
-        McpServer { mem: Arc::new(Mutex::new(mem)), scope: Arc::new(scope) }
+        McpServer { mem: Arc::new(Mutex::new(mem)), scope: Arc::new(scope), background: None }
+    }
+
+    /// Nudge `worker` after every write call, so an `ingest_document` returns once its leaves
+    /// are durable and lexically searchable and its vectors follow. `mem` should be open with
+    /// [`crate::Embedding::Deferred`] (or the write embeds them itself) and the worker's
+    /// [`BackgroundEmbedder::host_options`] (or a question may wait behind its backlog). Until they exist, walk
+    /// ranks with the vectors there are: a leaf without one has no dense score (BM25 still
+    /// finds it), which is what a reader of a store under import sees too.
+    pub fn with_background(mut self, worker: BackgroundEmbedder) -> McpServer {
+        self.background = Some(Arc::new(worker));
+        self
+    }
+
+    /// The background worker, when there is one (its [`BackgroundEmbedder::status`], or
+    /// [`BackgroundEmbedder::wait_idle`] for a host that needs every vector).
+    pub fn background(&self) -> Option<&BackgroundEmbedder> {
+        self.background.as_deref()
     }
 
     /// The published tools: `memory_tree` and `memory_recall`, whose input schemas are exactly
@@ -81,7 +101,15 @@ impl McpServer {
         let mut mem = self.mem.lock().unwrap_or_else(PoisonError::into_inner);
         let result: Result<Value, Error> = match name {
             "memory_tree" => Request::from_json(&args)
-                .and_then(|req| tool::call(&mut mem, req, &self.scope))
+                .and_then(|req| {
+                    let write = req.is_write();
+                    let r = tool::call(&mut mem, req, &self.scope)?;
+                    // After the commit, so the worker finds the new nodes.
+                    if let (true, Some(bg)) = (write, &self.background) {
+                        bg.nudge();
+                    }
+                    Ok(r)
+                })
                 .and_then(|r| Ok(serde_json::to_value(r)?)),
             _ => RecallRequest::from_json(&args).and_then(|req| tool::memory_recall(&mut mem, req)),
         };

@@ -7,16 +7,17 @@
 //! line from the client is skipped by the transport and the session goes on. Nothing is
 //! printed: stdout belongs to the protocol.
 //!
+//! With a [`crate::BackgroundEmbedder`] ([`McpServer::with_background`]) a write returns before
+//! its vectors exist; the worker makes them between calls.
+//!
 //! One prompt, `memory_agent` (`prompt.rs`): the retrieval strategy (which mode for which
 //! request) and the tool allow-list, for a host to hand to the model that works the memory.
 
 mod handler;
 mod prompt;
 
-pub use handler::McpServer;
+pub use handler::{McpServer, ToolOutcome};
 
-use crate::memory::Memory;
-use crate::retrieval::Scope;
 use rmcp::ServiceExt;
 
 /// Why serving stopped with an error.
@@ -33,15 +34,13 @@ pub enum ServeError {
     Session(#[source] tokio::task::JoinError),
 }
 
-/// Serve `mem` over MCP on this process's stdin/stdout until the client closes the stream.
-/// Blocks; builds its own (small) async runtime, so the caller needs none.
-pub fn serve_stdio(mem: Memory, scope: Scope) -> Result<(), ServeError> {
+/// Serve `server` ([`McpServer::new`]) over MCP on this process's stdin/stdout until the client
+/// closes the stream. Blocks; builds its own (small) async runtime, so the caller needs none.
+/// A background worker stops (between batches) when the server is dropped, on return.
+pub fn serve_stdio(server: McpServer) -> Result<(), ServeError> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ServeError::Runtime)?;
     rt.block_on(async move {
-        let service = McpServer::new(mem, scope)
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| ServeError::Handshake(Box::new(e)))?;
+        let service = server.serve(rmcp::transport::stdio()).await.map_err(|e| ServeError::Handshake(Box::new(e)))?;
         service.waiting().await.map_err(ServeError::Session)?;
         Ok(())
     })

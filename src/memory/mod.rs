@@ -4,12 +4,14 @@
 //! the derived state); `upkeep` keeps the index and the in-memory state in step with the
 //! record; `lock` is the writer lock that lets several writers take turns.
 
+mod background;
 mod commit;
 mod import;
 mod lock;
 mod sync;
 mod upkeep;
 
+pub use background::{BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus};
 pub use import::{ImportOptions, ImportSummary};
 pub use sync::SyncReport;
 

@@ -41,7 +41,17 @@ impl Memory {
     /// write so that other writers get the lock between batches and a crash or a stop loses
     /// at most the batch in flight; `progress` hears after each batch. Returns how many nodes
     /// were embedded (0 without a model).
-    pub fn embed_pending(&mut self, mut progress: impl FnMut(Progress)) -> Result<usize> {
+    pub fn embed_pending(&mut self, progress: impl FnMut(Progress)) -> Result<usize> {
+        self.embed_pending_until(&|| false, progress)
+    }
+
+    /// [`Memory::embed_pending`] that asks `stop` before each batch and returns early when it
+    /// says so (the background embedder's shutdown: between batches, never inside one).
+    pub(super) fn embed_pending_until(
+        &mut self,
+        stop: &dyn Fn() -> bool,
+        mut progress: impl FnMut(Progress),
+    ) -> Result<usize> {
         let Some(emb) = self.view.opts.embedder.clone() else { return Ok(0) };
         // Listed once: a node another writer embeds or deletes meanwhile is written again
         // (the same vector) or skipped (its row is gone).
@@ -49,6 +59,9 @@ impl Memory {
         let total = missing.len() as u64;
         let mut done = 0usize;
         for batch in missing.chunks(EMBED_BATCH) {
+            if stop() {
+                break;
+            }
             let _guard = self.lock()?;
             let mut iw = self.index.begin()?;
             // Like any write: an index left behind the store (another writer died between its

@@ -230,7 +230,7 @@ fn a_read_only_reader_follows_the_writer_of_another_handle() {
 
 /// The dense state of `r` as comparable text: every node's vector as its top-3 neighbours'
 /// ids and cosines for a few probe queries, and the session vectors' cosines.
-fn dense_fingerprint(r: &MemoryReader, probes: &[&str]) -> (usize, usize, Vec<String>) {
+pub(crate) fn dense_fingerprint(r: &MemoryReader, probes: &[&str]) -> (usize, usize, Vec<String>) {
     let d = r.dense().expect("a model is configured");
     let emb = memtree::HashEmbedder::new(64);
     let mut out = Vec::new();

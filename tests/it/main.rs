@@ -1,5 +1,6 @@
 //! Integration tests, one binary: shared fixtures and invariant checks in `common`.
 
+mod background;
 mod common;
 mod concurrency;
 mod dates;

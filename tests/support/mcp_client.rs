@@ -8,7 +8,7 @@ use crate::support::{MEMTREE, command};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 
 /// A minimal MCP client over a spawned `memtree mcp`.
 pub struct McpClient {
@@ -23,12 +23,15 @@ impl McpClient {
     pub fn spawn(store: &Path, args: &[&str]) -> McpClient {
         let mut args = args.to_vec();
         args.push("mcp");
-        let mut child = command(MEMTREE, store, &args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawning memtree mcp");
+        let mut cmd = command(MEMTREE, store, &args);
+        cmd.stderr(Stdio::inherit());
+        McpClient::from_command(cmd)
+    }
+
+    /// `cmd` (a `memtree … mcp` command line, its stderr as the caller set it) spawned and
+    /// initialised.
+    pub fn from_command(mut cmd: Command) -> McpClient {
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("spawning memtree mcp");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut c = McpClient { child, stdin, stdout, next_id: 1 };
@@ -40,6 +43,11 @@ impl McpClient {
         assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
         c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         c
+    }
+
+    /// The server's stderr, when the command piped it.
+    pub fn take_stderr(&mut self) -> Option<ChildStderr> {
+        self.child.stderr.take()
     }
 
     pub fn send(&mut self, msg: &Value) {
