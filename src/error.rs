@@ -114,6 +114,19 @@ impl Error {
         Error::Model { what: what.into(), source: None }
     }
 
+    /// The message and its causes, `: `-separated: what a model needs to correct its call, or
+    /// a status line to show whole.
+    pub fn chain(&self) -> String {
+        let mut s = self.to_string();
+        let mut src = std::error::Error::source(self);
+        while let Some(c) = src {
+            s.push_str(": ");
+            s.push_str(&c.to_string());
+            src = c.source();
+        }
+        s
+    }
+
     /// True when the fault is the caller's (bad request or argument), not the engine's.
     pub fn is_user_error(&self) -> bool {
         matches!(

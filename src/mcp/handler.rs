@@ -115,22 +115,11 @@ impl McpServer {
         };
         match result {
             Ok(v) => ToolOutcome::Ok(v),
-            Err(e) => ToolOutcome::Failed(error_chain(&e)),
+            Err(e) => ToolOutcome::Failed(e.chain()),
         }
     }
 }
 
-/// The error and its causes, `: `-separated (what a model needs to correct its call).
-fn error_chain(e: &Error) -> String {
-    let mut s = e.to_string();
-    let mut src = std::error::Error::source(e);
-    while let Some(c) = src {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        src = c.source();
-    }
-    s
-}
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {

@@ -233,7 +233,7 @@ impl BackgroundEmbedder {
             done: st.done,
             total: st.total,
             embedded: st.embedded,
-            error: st.error.as_ref().map(error_chain),
+            error: st.error.as_ref().map(Error::chain),
             stopped: st.exited,
         }
     }
@@ -427,17 +427,6 @@ impl Embedder for Sliced {
     }
 }
 
-/// The error and its causes, `: `-separated.
-fn error_chain(e: &Error) -> String {
-    let mut s = e.to_string();
-    let mut src = std::error::Error::source(e);
-    while let Some(c) = src {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        src = c.source();
-    }
-    s
-}
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
