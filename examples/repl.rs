@@ -992,8 +992,8 @@ fn run() -> Result<()> {
             }
         }
     }
-    // Dropping the worker stops it after the batch in flight; the next session's worker makes
-    // the rest.
+    // Dropping the worker stops it at its next model call (the write in flight rolls back);
+    // the next session's worker makes the rest.
     if repl.embedder.as_ref().is_some_and(|e| e.status().busy) {
         let pending = repl.mem.as_reader().stats()?.vectors_pending;
         eprintln!("stopping the background embedding ({pending} vectors pending); the next session makes them");

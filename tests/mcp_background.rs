@@ -77,7 +77,8 @@ fn with_the_model_the_server_embeds_a_written_document_in_the_background() {
     let mut log = Vec::new();
     for line in stderr.lines() {
         let line = line.unwrap();
-        let done = line.starts_with("memtree: embedded ");
+        // A failed run is logged and the server lives on: stop reading there too.
+        let done = line.starts_with("memtree: embedded ") || line.starts_with("memtree: background embedding failed");
         log.push(line);
         if done {
             break;
@@ -87,8 +88,13 @@ fn with_the_model_the_server_embeds_a_written_document_in_the_background() {
     assert!(!log.iter().any(|l| l.contains("failed")), "{log:?}");
     let stats = support::run(with_model(&store, &model, &["stats"]), None).json();
     assert_eq!(stats["vectors_pending"], json!(0), "{stats}");
-    // Every leaf and summary has its vector (a long leaf may add passage vectors).
-    assert!(stats["vectors"].as_u64().unwrap() >= stats["index_docs"].as_u64().unwrap(), "{stats}");
+    // Every leaf and summary has its vector.
+    assert_eq!(stats["vectors"], stats["index_docs"], "{stats}");
     // The server's walk now has the dense signal too.
-    assert!(first_hit(&mut client, "which host is relay17?").contains("relay17"));
+    let out = client.call("memory_tree", json!({"mode": "walk", "query": "which host is relay17?"})).unwrap();
+    let hit = &out["hits"][0];
+    assert!(hit["content"].as_str().unwrap_or_default().contains("relay17"), "{out}");
+    // Min-max normalised over the candidates: some hit, not necessarily the first, scores.
+    let dense = out["hits"].as_array().unwrap().iter().filter_map(|h| h["explain"]["signals"]["dense"].as_f64());
+    assert!(dense.fold(0.0f64, f64::max) > 0.0, "{out}");
 }

@@ -103,12 +103,13 @@ impl McpServer {
             "memory_tree" => Request::from_json(&args)
                 .and_then(|req| {
                     let write = req.is_write();
-                    let r = tool::call(&mut mem, req, &self.scope)?;
-                    // After the commit, so the worker finds the new nodes.
+                    let r = tool::call(&mut mem, req, &self.scope);
+                    // After the call, so the worker finds the new nodes; also after a failed
+                    // write, which may have committed part of its work.
                     if let (true, Some(bg)) = (write, &self.background) {
                         bg.nudge();
                     }
-                    Ok(r)
+                    r
                 })
                 .and_then(|r| Ok(serde_json::to_value(r)?)),
             _ => RecallRequest::from_json(&args).and_then(|req| tool::memory_recall(&mut mem, req)),
@@ -119,7 +120,6 @@ impl McpServer {
         }
     }
 }
-
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {

@@ -36,7 +36,8 @@ pub enum ServeError {
 
 /// Serve `server` ([`McpServer::new`]) over MCP on this process's stdin/stdout until the client
 /// closes the stream. Blocks; builds its own (small) async runtime, so the caller needs none.
-/// A background worker stops (between batches) when the server is dropped, on return.
+/// A background worker stops at its next model call when the server is dropped (the write
+/// in flight rolls back, to be made again later).
 pub fn serve_stdio(server: McpServer) -> Result<(), ServeError> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ServeError::Runtime)?;
     rt.block_on(async move {

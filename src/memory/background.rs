@@ -294,9 +294,11 @@ impl Drop for BackgroundEmbedder {
 /// The worker: wait for a nudge, run `embed_pending` until nothing is pending or a stop is
 /// asked, keep the outcome, repeat.
 fn work(mut mem: Memory, shared: &Shared, hook: Option<&(dyn Fn(&EmbedEvent<'_>) + Send + Sync)>) {
+    // A hook that panics (a host's logging to a closed stderr) is the host's fault, not a
+    // failed run: ignored, so that the worker's state stays true and `wait_idle` returns.
     let tell = |e: &EmbedEvent<'_>| {
         if let Some(h) = hook {
-            h(e);
+            let _ = catch_unwind(AssertUnwindSafe(|| h(e)));
         }
     };
     loop {
@@ -315,7 +317,7 @@ fn work(mut mem: Memory, shared: &Shared, hook: Option<&(dyn Fn(&EmbedEvent<'_>)
         }
         let stop = || shared.lock().stop;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            mem.embed_pending_until(&stop, |p| {
+            mem.embed_pending_until(&stop, WORKER_BATCH, |p| {
                 {
                     let mut st = shared.lock();
                     st.embedded += p.done.saturating_sub(st.done);
@@ -366,6 +368,11 @@ struct Sliced {
     model: Arc<dyn Embedder>,
     shared: Arc<Shared>,
 }
+
+/// Nodes per write of the worker. Each write holds the store's writer lock for its model
+/// calls: 64 short messages take well under a second on these machines, so a host's write
+/// waits at most that long behind a backlog (256, `embed_pending`'s batch, took seconds).
+const WORKER_BATCH: usize = 64;
 
 /// At most this many texts per model call from the worker: the model's own batch
 /// (`embed::BATCH_SIZE`)…
@@ -426,7 +433,6 @@ impl Embedder for Sliced {
         Ok(out)
     }
 }
-
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()

@@ -42,14 +42,17 @@ impl Memory {
     /// at most the batch in flight; `progress` hears after each batch. Returns how many nodes
     /// were embedded (0 without a model).
     pub fn embed_pending(&mut self, progress: impl FnMut(Progress)) -> Result<usize> {
-        self.embed_pending_until(&|| false, progress)
+        self.embed_pending_until(&|| false, EMBED_BATCH, progress)
     }
 
-    /// [`Memory::embed_pending`] that asks `stop` before each batch and returns early when it
-    /// says so (the background embedder's shutdown: between batches, never inside one).
+    /// [`Memory::embed_pending`] in writes of `batch` nodes that asks `stop` before each
+    /// write and returns early when it says so (the background embedder: it writes smaller
+    /// batches, since each holds the writer lock for its model calls, and its model refuses
+    /// the next slice once a stop is asked, which rolls the write in flight back).
     pub(super) fn embed_pending_until(
         &mut self,
         stop: &dyn Fn() -> bool,
+        batch: usize,
         mut progress: impl FnMut(Progress),
     ) -> Result<usize> {
         let Some(emb) = self.view.opts.embedder.clone() else { return Ok(0) };
@@ -58,7 +61,7 @@ impl Memory {
         let missing = self.view.store.nodes_missing_vectors(emb.name())?;
         let total = missing.len() as u64;
         let mut done = 0usize;
-        for batch in missing.chunks(EMBED_BATCH) {
+        for batch in missing.chunks(batch.max(1)) {
             if stop() {
                 break;
             }

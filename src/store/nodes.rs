@@ -48,7 +48,7 @@ impl NodeRow {
     pub const FLAG_SPLIT: u32 = 1;
     /// The leaf is a chat message of the host's own assistant ([`crate::ingest::Role`]).
     pub const FLAG_ASSISTANT: u32 = 2;
-    /// The leaf holds a person's standing instruction ([`crate::text::is_standing_instruction`]).
+    /// The leaf holds a person's standing instruction ([`crate::text::leaf_holds_instruction`]).
     pub const FLAG_INSTRUCTION: u32 = 4;
 
     /// True for level-0 nodes.
