@@ -74,6 +74,17 @@ pub enum Error {
         /// How long this writer waited before giving up.
         waited_ms: u64,
     },
+    /// The background embedder was asked to stop: its model refused the next slice and the
+    /// write in flight rolled back (a later run makes it again). Never a failure.
+    #[error("background embedding stopped")]
+    EmbeddingStopped,
+    /// The background embedder's thread panicked (a bug); it has ended, and the store is as
+    /// its last commit left it.
+    #[error("the background embedder panicked: {message}")]
+    WorkerPanicked {
+        /// The panic's message.
+        message: String,
+    },
     /// A stored value failed to decode (corruption or a bug), naming the row.
     #[error("corrupt record {what}: {reason}")]
     Corrupt {

@@ -16,7 +16,6 @@ use crate::ingest::import::Progress;
 use crate::options::{Embedding, OpenOptions};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
@@ -94,9 +93,6 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled on a nudge or a stop (to the worker) and at the end of a run (to waiters).
     changed: Condvar,
-    /// Set when [`Sliced`] refused a slice because a stop was asked: the run's error is then
-    /// the stop, not a failure.
-    cut: AtomicBool,
     /// The host's calls to the model, which go before the worker's next slice.
     turns: Turns,
 }
@@ -201,7 +197,6 @@ impl BackgroundEmbedder {
         let shared = Arc::new(Shared {
             state: Mutex::new(State { nudged: true, ..State::default() }),
             changed: Condvar::new(),
-            cut: AtomicBool::new(false),
             turns: Turns::default(),
         });
         let embedder: Arc<dyn Embedder> = Arc::new(Sliced { model, shared: Arc::clone(&shared) });
@@ -329,11 +324,11 @@ fn work(mut mem: Memory, shared: &Shared, hook: Option<&(dyn Fn(&EmbedEvent<'_>)
         }));
         let (result, panicked) = match outcome {
             // Stopped inside a batch: nothing to report, the batch is rolled back.
-            Ok(Err(_)) if shared.cut.load(Ordering::SeqCst) => break,
+            Ok(Err(Error::EmbeddingStopped)) => break,
             Ok(r) => (r, false),
             // The store is as its last commit left it, but this handle's in-memory state may
             // not be: the worker ends, and says why.
-            Err(p) => (Err(Error::model(format!("the background embedder stopped: {}", panic_text(&*p)))), true),
+            Err(p) => (Err(Error::WorkerPanicked { message: panic_text(&*p) }), true),
         };
         match &result {
             // A run cut short between batches did not finish what it found.
@@ -418,8 +413,7 @@ impl Embedder for Sliced {
         for slice in slices(&order, texts) {
             self.shared.turns.worker_turn();
             if self.shared.lock().stop {
-                self.shared.cut.store(true, Ordering::SeqCst);
-                return Err(Error::model("background embedding stopped"));
+                return Err(Error::EmbeddingStopped);
             }
             let input: Vec<&str> = slice.iter().map(|&i| texts[i]).collect();
             let vecs = self.model.embed(&input)?;
@@ -451,18 +445,12 @@ mod tests {
         let texts: Vec<String> = (0..100).map(|i| "word ".repeat(i % 7 + 1) + &i.to_string()).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let model: Arc<dyn Embedder> = Arc::new(HashEmbedder::new(32));
-        let shared = Arc::new(Shared {
-            state: Mutex::default(),
-            changed: Condvar::new(),
-            cut: AtomicBool::new(false),
-            turns: Turns::default(),
-        });
+        let shared = Arc::new(Shared { state: Mutex::default(), changed: Condvar::new(), turns: Turns::default() });
         let sliced = Sliced { model: model.clone(), shared: shared.clone() };
         assert_eq!(sliced.embed(&refs).unwrap(), model.embed(&refs).unwrap());
         // Once a stop is asked the next slice is refused, and the refusal is marked as the stop.
         shared.lock().stop = true;
-        assert!(sliced.embed(&refs).is_err());
-        assert!(shared.cut.load(Ordering::SeqCst));
+        assert!(matches!(sliced.embed(&refs), Err(Error::EmbeddingStopped)));
     }
 
     #[test]
