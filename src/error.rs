@@ -109,6 +109,16 @@ pub enum Error {
     Json(#[from] serde_json::Error),
 }
 
+/// The message a caught panic carried (`panic!` with a literal or a formatted string), for
+/// the error that reports it.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
 impl Error {
     /// Shorthand for [`Error::InvalidArgument`].
     pub fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {

@@ -19,7 +19,7 @@
 //! a process-wide cache keyed by the folder, and every `FastEmbedder` for that folder shares it.
 
 use super::Embedder;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, panic_message};
 use fastembed::{InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -204,7 +204,7 @@ impl FastEmbedder {
             None => texts,
         };
         let out = catch_unwind(AssertUnwindSafe(|| model.embed(input, Some(batch_size))))
-            .map_err(|p| Error::model(format!("ONNX Runtime panicked while embedding: {}", panic_text(&p))))?
+            .map_err(|p| Error::model(format!("ONNX Runtime panicked while embedding: {}", panic_message(&*p))))?
             .map_err(|e| Error::Model {
                 what: format!("embedding {} text(s) failed", texts.len()),
                 source: Some(Box::new(e)),
@@ -287,7 +287,7 @@ fn load_uncached(dir: &Path) -> Result<Loaded> {
         .with_session_config("session.inter_op.allow_spinning", "0");
     let built =
         catch_unwind(AssertUnwindSafe(|| TextEmbedding::try_new_from_user_defined(model, options))).map_err(|p| {
-            Error::model(format!("ONNX Runtime panicked while loading {}: {}", dir.display(), panic_text(&p)))
+            Error::model(format!("ONNX Runtime panicked while loading {}: {}", dir.display(), panic_message(&*p)))
         })?;
     let text_embedding = built.map_err(|e| {
         let what = match &e {
@@ -317,7 +317,7 @@ fn init_ort(library: &Path) -> Result<PathBuf> {
                 absolute.display(),
                 ort::MINOR_VERSION
             )),
-            Err(p) => Err(format!("loading ONNX Runtime from {} panicked: {}", absolute.display(), panic_text(&p))),
+            Err(p) => Err(format!("loading ONNX Runtime from {} panicked: {}", absolute.display(), panic_message(&*p))),
         }
     });
     match outcome {
@@ -334,14 +334,6 @@ fn intra_threads() -> usize {
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(4))
-}
-
-fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 
 use super::Memory;
 use crate::embed::Embedder;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, panic_message};
 use crate::ingest::import::Progress;
 use crate::options::{Embedding, OpenOptions};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -328,7 +328,7 @@ fn work(mut mem: Memory, shared: &Shared, hook: Option<&(dyn Fn(&EmbedEvent<'_>)
             Ok(r) => (r, false),
             // The store is as its last commit left it, but this handle's in-memory state may
             // not be: the worker ends, and says why.
-            Err(p) => (Err(Error::WorkerPanicked { message: panic_text(&*p) }), true),
+            Err(p) => (Err(Error::WorkerPanicked { message: panic_message(&*p) }), true),
         };
         match &result {
             // A run cut short between batches did not finish what it found.
@@ -426,13 +426,6 @@ impl Embedder for Sliced {
         }
         Ok(out)
     }
-}
-
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic".into())
 }
 
 #[cfg(test)]

@@ -78,6 +78,7 @@ pub trait BatchReads: Reader {
              FROM json_each(?1) j JOIN nodes n ON n.node_id = j.value",
         )?;
         let rows = stmt.query_map([id_array(ids)?], |r| {
+            let flags: u32 = r.get(8)?;
             Ok((
                 r.get::<_, i64>(0)?,
                 NodeBrief {
@@ -88,8 +89,8 @@ pub trait BatchReads: Reader {
                     author: r.get(5)?,
                     time_start_ms: r.get(6)?,
                     time_end_ms: r.get(7)?,
-                    assistant: r.get::<_, u32>(8)? & NodeRow::FLAG_ASSISTANT != 0,
-                    instruction: r.get::<_, u32>(8)? & NodeRow::FLAG_INSTRUCTION != 0,
+                    assistant: flags & NodeRow::FLAG_ASSISTANT != 0,
+                    instruction: flags & NodeRow::FLAG_INSTRUCTION != 0,
                 },
             ))
         })?;

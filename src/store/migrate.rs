@@ -75,15 +75,21 @@ mod tests {
     use super::*;
     use crate::store::NodeRow;
 
+    /// An in-memory store at schema `version` (the first `version` migrations applied).
+    fn store_at(version: u32) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        for (_, sql) in &MIGRATIONS[..version as usize] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", version).unwrap();
+        conn
+    }
+
     /// A store of schema 2 (f32 vector blobs) opens with its vectors quantised, not dropped:
     /// a user's store must not need re-embedding.
     #[test]
     fn migration_3_quantises_the_f32_vectors() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        for (_, sql) in &MIGRATIONS[..2] {
-            conn.execute_batch(sql).unwrap();
-        }
-        conn.pragma_update(None, "user_version", 2u32).unwrap();
+        let mut conn = store_at(2);
         let v: Vec<f32> = (0..4).map(|i| [0.5f32, -0.5, 0.5, 0.5][i]).collect();
         let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
         let id = format!("L{:032x}", 1);
@@ -113,11 +119,7 @@ mod tests {
     /// person's, never the assistant's, and only leaves.
     #[test]
     fn migration_8_flags_standing_instructions() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        for (_, sql) in &MIGRATIONS[..7] {
-            conn.execute_batch(sql).unwrap();
-        }
-        conn.pragma_update(None, "user_version", 7u32).unwrap();
+        let mut conn = store_at(7);
         conn.execute("INSERT INTO trees VALUES ('T', 'source', 'chat:x', 'chat')", []).unwrap();
         let rule = "Always answer in French when I ask about recipes.";
         let rows = [
