@@ -386,10 +386,10 @@ impl Tx<'_> {
 
     /// Record that `children` were sealed under `parent`.
     pub fn set_parent(&self, children: &[NodeKey], parent: &NodeId) -> Result<()> {
-        let mut stmt = self.tx.prepare_cached("UPDATE nodes SET parent_id = ?1 WHERE node_key = ?2")?;
-        for c in children {
-            stmt.execute(params![parent.as_str(), c.0])?;
-        }
+        let keys = serde_json::to_string(&children.iter().map(|c| c.0).collect::<Vec<_>>())?;
+        self.tx
+            .prepare_cached("UPDATE nodes SET parent_id = ?1 WHERE node_key IN (SELECT value FROM json_each(?2))")?
+            .execute(params![parent.as_str(), keys])?;
         Ok(())
     }
 
