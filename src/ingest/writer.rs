@@ -240,7 +240,8 @@ impl<'a, 't> WriteBatch<'a, 't> {
     /// Seal the open buffer of `(tree, level)` into a summary at `level + 1`, cascading
     /// upwards when that level's buffer reaches the fan-out. An empty buffer is a no-op.
     pub fn seal(&mut self, tree: &TreeId, level: u32) -> Result<()> {
-        let (child_keys, children): (Vec<NodeKey>, Vec<NodeRow>) = self.tx.buffer_keyed(tree, level)?.into_iter().unzip();
+        let (child_keys, children): (Vec<NodeKey>, Vec<NodeRow>) =
+            self.tx.buffer_keyed(tree, level)?.into_iter().unzip();
         if children.is_empty() {
             return Ok(());
         }

@@ -322,7 +322,9 @@ impl Tx<'_> {
                 }
             }
             self.tx
-                .prepare_cached("DELETE FROM node_entities WHERE node_key = (SELECT node_key FROM nodes WHERE node_id = ?1)")?
+                .prepare_cached(
+                    "DELETE FROM node_entities WHERE node_key = (SELECT node_key FROM nodes WHERE node_id = ?1)",
+                )?
                 .execute([node.as_str()])?;
             touched.extend(ids);
         }

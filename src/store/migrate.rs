@@ -172,7 +172,12 @@ mod tests {
         .unwrap();
         let rowids = |conn: &Connection, col: &str| -> Vec<(String, i64)> {
             let sql = format!("SELECT node_id, {col} FROM nodes ORDER BY node_id");
-            conn.prepare(&sql).unwrap().query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(|x| x.unwrap()).collect()
+            conn.prepare(&sql)
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(|x| x.unwrap())
+                .collect()
         };
         let before = rowids(&conn, "rowid");
         let sealed = |conn: &Connection| -> i64 {
