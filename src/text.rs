@@ -270,7 +270,10 @@ pub fn is_time_word(w: &str) -> bool {
 
 /// True for a stop word (the input must be lower-case).
 pub fn is_stop_word(w: &str) -> bool {
-    STOP_WORDS.contains(&w)
+    // A set, not a scan of the list: every word of every ingested text and summary asks.
+    static SET: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| STOP_WORDS.iter().copied().collect());
+    SET.contains(w)
 }
 
 /// Lower-cased alphanumeric words of `text` (apostrophes kept inside words).

@@ -7,7 +7,7 @@ use super::canonical::{LeafDraft, Role};
 use crate::config::Config;
 use crate::entities::{ExtractOptions, Extractor, Gazetteer, Mention, Registry, canonical_id};
 use crate::error::{Error, Result};
-use crate::store::{BufferStats, EntityReads, NodeReads, NodeRow, SourceRow, TreeRow, Tx};
+use crate::store::{BufferStats, NodeKey, NodeReads, NodeRow, SourceRow, TreeRow, Tx};
 use crate::tree::{Summariser, SummaryChild, SummaryRequest, topics_of};
 use crate::types::{EntityId, NodeId, SourceId, TreeId};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -191,9 +191,9 @@ impl<'a, 't> WriteBatch<'a, 't> {
                 | (if d.role != Role::Assistant && instruction { NodeRow::FLAG_INSTRUCTION } else { 0 }),
             appended_ms: self.ctx.now_ms,
         };
-        self.tx.insert_node(&row)?;
+        let key = self.tx.insert_node(&row)?;
         let mentions = self.leaf_mentions(&row.content, &d.structured);
-        self.tx.attach_entities(&row.node_id, true, row.time_end_ms, &mentions)?;
+        self.tx.attach_entities(key, row.time_end_ms, &mentions)?;
         self.report.leaves += 1;
         let s = self.count_appended(&tree, 0, &row)?;
         self.written.push(WrittenNode { row, tree: tree_row, entities: entity_ids(&mentions), topics: Vec::new() });
@@ -240,7 +240,8 @@ impl<'a, 't> WriteBatch<'a, 't> {
     /// Seal the open buffer of `(tree, level)` into a summary at `level + 1`, cascading
     /// upwards when that level's buffer reaches the fan-out. An empty buffer is a no-op.
     pub fn seal(&mut self, tree: &TreeId, level: u32) -> Result<()> {
-        let children = self.tx.buffer(tree, level)?;
+        let (child_keys, children): (Vec<NodeKey>, Vec<NodeRow>) =
+            self.tx.buffer_keyed(tree, level)?.into_iter().unzip();
         if children.is_empty() {
             return Ok(());
         }
@@ -284,11 +285,10 @@ impl<'a, 't> WriteBatch<'a, 't> {
             flags: 0,
             appended_ms: self.ctx.now_ms,
         };
-        self.tx.insert_node(&row)?;
-        self.tx.set_parent(&child_ids, &id)?;
+        let key = self.tx.insert_node(&row)?;
+        self.tx.set_parent(&child_keys, &id)?;
         // A summary's entities are the union of its children's.
-        let mentions = self.tx.entities_of_nodes(&child_ids)?;
-        self.tx.attach_entities(&id, false, row.time_end_ms, &mentions)?;
+        let entities = self.tx.attach_union(key, &child_keys)?;
         let topics = topics_of(children.iter().map(|c| c.content.as_str()), TOPICS_PER_SUMMARY);
         self.tx.insert_topics(&id, &topics)?;
         self.report.summaries += 1;
@@ -298,7 +298,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
         let mut topics = topics;
         topics.sort();
         topics.dedup();
-        self.written.push(WrittenNode { row, tree: tree_row, entities: entity_ids(&mentions), topics });
+        self.written.push(WrittenNode { row, tree: tree_row, entities, topics });
         if up.count >= self.ctx.cfg.fanout {
             self.seal(tree, level + 1)?;
         }

@@ -5,7 +5,7 @@
 //! when it commits or detaches: a chat's speakers co-occur on every leaf, so writing per
 //! leaf updated the same few rows thousands of times per import.
 
-use super::{Reader, Tx};
+use super::{NodeKey, Reader, Tx};
 use crate::entities::Mention;
 use crate::error::Result;
 use crate::types::{EntityId, EntityKind, NodeId};
@@ -111,7 +111,7 @@ pub trait EntityReads: Reader {
         let mut stmt = self.conn().prepare_cached(
             "SELECT e.entity_id, e.kind, e.surface, COUNT(*) AS c, MAX(n.time_end_ms) AS seen \
              FROM entities e JOIN node_entities ne ON ne.entity_key = e.entity_key AND ne.is_leaf = 1 \
-             JOIN nodes n ON n.node_id = ne.node_id JOIN trees t ON t.tree_id = n.tree_id \
+             JOIN nodes n ON n.node_key = ne.node_key JOIN trees t ON t.tree_id = n.tree_id \
              WHERE (instr(lower(e.entity_id), ?1) > 0 OR instr(lower(e.surface), ?1) > 0 \
                     OR instr(lower(e.entity_id), ?5) > 0 OR instr(lower(e.surface), ?5) > 0) \
                AND (?2 = '[]' OR e.kind IN (SELECT value FROM json_each(?2))) \
@@ -125,25 +125,6 @@ pub trait EntityReads: Reader {
     /// Entities on a node, sorted by id.
     fn node_entities(&self, node: &NodeId) -> Result<Vec<EntityId>> {
         id_column(self, ENTITIES_OF_NODE, node.as_str(), EntityId)
-    }
-
-    /// The distinct entities of several nodes (a summary's children), as mentions, by id.
-    fn entities_of_nodes(&self, nodes: &[NodeId]) -> Result<Vec<Mention>> {
-        let ids = serde_json::to_string(&nodes.iter().map(|n| n.as_str()).collect::<Vec<_>>())?;
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT DISTINCT e.entity_id, e.kind, e.surface FROM node_entities ne \
-             JOIN entities e ON e.entity_key = ne.entity_key \
-             WHERE ne.node_id IN (SELECT value FROM json_each(?1)) ORDER BY e.entity_id",
-        )?;
-        let rows = stmt.query_map([ids], |r| {
-            let kind: String = r.get(1)?;
-            Ok(Mention {
-                id: EntityId(r.get(0)?),
-                kind: EntityKind::parse(&kind).unwrap_or(EntityKind::Misc),
-                surface: r.get(2)?,
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Nodes mentioning an entity, sorted by id.
@@ -178,9 +159,12 @@ pub trait EntityReads: Reader {
 impl<R: Reader> EntityReads for R {}
 
 const ENTITIES_OF_NODE: &str = "SELECT e.entity_id FROM node_entities ne JOIN entities e ON e.entity_key = ne.entity_key \
-     WHERE ne.node_id = ?1 ORDER BY e.entity_id";
-const NODES_OF_ENTITY: &str = "SELECT ne.node_id FROM node_entities ne \
-     WHERE ne.entity_key = (SELECT entity_key FROM entities WHERE entity_id = ?1) ORDER BY ne.node_id";
+     WHERE ne.node_key = (SELECT node_key FROM nodes WHERE node_id = ?1) ORDER BY e.entity_id";
+const NODES_OF_ENTITY: &str = "SELECT n.node_id FROM node_entities ne JOIN nodes n ON n.node_key = ne.node_key \
+     WHERE ne.entity_key = (SELECT entity_key FROM entities WHERE entity_id = ?1) ORDER BY n.node_id";
+/// A node's entity ids by its key, sorted: what a write hands the index.
+const ENTITIES_OF_KEY: &str = "SELECT e.entity_id FROM node_entities ne JOIN entities e ON e.entity_key = ne.entity_key \
+     WHERE ne.node_key = ?1 ORDER BY e.entity_id";
 
 /// The one text column of `sql` (one `?1` parameter, `key`) as ids, in the query's order.
 fn id_column<R: Reader + ?Sized, T>(r: &R, sql: &str, key: &str, id: fn(String) -> T) -> Result<Vec<T>> {
@@ -205,20 +189,19 @@ pub(super) struct PendingCounts {
 }
 
 impl Tx<'_> {
-    /// Attach `mentions` to a node. For a leaf this also counts the mention and adds one to the
-    /// weight of every pair's edge; summaries only index their entities (their sets are unions
-    /// of their leaves', so counting them would join everything under one summary). Counts
-    /// and weights are added up in memory and written by [`Tx::flush_counts`].
-    pub fn attach_entities(&self, node: &NodeId, is_leaf: bool, time_ms: i64, mentions: &[Mention]) -> Result<()> {
+    /// Attach a leaf's `mentions`: count each mention and add one to the weight of every
+    /// pair's edge, added up in memory and written by [`Tx::flush_counts`]. A repeated
+    /// mention is ignored.
+    pub fn attach_entities(&self, node: NodeKey, time_ms: i64, mentions: &[Mention]) -> Result<()> {
         let mut ins = self
             .tx
-            .prepare_cached("INSERT OR IGNORE INTO node_entities (node_id, entity_key, is_leaf) VALUES (?1, ?2, ?3)")?;
+            .prepare_cached("INSERT OR IGNORE INTO node_entities (node_key, entity_key, is_leaf) VALUES (?1, ?2, 1)")?;
         let mut pending = self.pending.borrow_mut();
         let mut keys = Vec::with_capacity(mentions.len());
         for m in mentions {
             let key = match pending.keys.get(m.id.as_str()) {
                 Some(k) => *k,
-                None if is_leaf => {
+                None => {
                     // First sight in this transaction: create or count the row, learn its key.
                     let k: i64 = self
                         .tx
@@ -231,31 +214,40 @@ impl Tx<'_> {
                     pending.keys.insert(m.id.as_str().to_owned(), k);
                     k
                 }
-                // A summary's entities already exist (they are its children's): no row to touch.
-                None => self
-                    .tx
-                    .prepare_cached("SELECT entity_key FROM entities WHERE entity_id = ?1")?
-                    .query_row([m.id.as_str()], |r| r.get(0))?,
             };
-            if ins.execute(params![node.as_str(), key, is_leaf])? == 0 {
+            if ins.execute(params![node.0, key])? == 0 {
                 continue; // duplicate mention on the same node
             }
-            if is_leaf {
-                let e = pending.entities.entry(key).or_insert((0, time_ms));
-                e.0 += 1;
-                e.1 = e.1.max(time_ms);
-            }
+            let e = pending.entities.entry(key).or_insert((0, time_ms));
+            e.0 += 1;
+            e.1 = e.1.max(time_ms);
             keys.push(key);
         }
-        if is_leaf {
-            keys.sort_unstable();
-            for i in 0..keys.len() {
-                for j in i + 1..keys.len() {
-                    *pending.edges.entry((keys[i], keys[j])).or_insert(0) += 1;
-                }
+        keys.sort_unstable();
+        for i in 0..keys.len() {
+            for j in i + 1..keys.len() {
+                *pending.edges.entry((keys[i], keys[j])).or_insert(0) += 1;
             }
         }
         Ok(())
+    }
+
+    /// Attach to a summary the union of its children's entities, and return their ids, sorted.
+    /// Summaries only index their entities: their sets are unions of their leaves', so
+    /// counting them would join everything under one summary. In SQL, from key to key: the
+    /// children's entities are never read out and looked up again.
+    pub fn attach_union(&self, summary: NodeKey, children: &[NodeKey]) -> Result<Vec<EntityId>> {
+        let keys = serde_json::to_string(&children.iter().map(|c| c.0).collect::<Vec<_>>())?;
+        self.tx
+            .prepare_cached(
+                "INSERT OR IGNORE INTO node_entities (node_key, entity_key, is_leaf) \
+                 SELECT DISTINCT ?1, ne.entity_key, 0 FROM json_each(?2) j \
+                 JOIN node_entities ne ON ne.node_key = j.value ORDER BY ne.entity_key",
+            )?
+            .execute(params![summary.0, keys])?;
+        let mut stmt = self.tx.prepare_cached(ENTITIES_OF_KEY)?;
+        let rows = stmt.query_map([summary.0], |r| r.get::<_, String>(0).map(EntityId))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Write what [`Tx::attach_entities`] added up: one statement per distinct entity and
@@ -300,7 +292,8 @@ impl Tx<'_> {
             // By key: each pair is (a, b) with a < b, as the edges table keeps it.
             let (ids, is_leaf): (Vec<i64>, bool) = {
                 let mut stmt = self.tx.prepare_cached(
-                    "SELECT entity_key, is_leaf FROM node_entities WHERE node_id = ?1 ORDER BY entity_key",
+                    "SELECT entity_key, is_leaf FROM node_entities \
+                     WHERE node_key = (SELECT node_key FROM nodes WHERE node_id = ?1) ORDER BY entity_key",
                 )?;
                 let rows: Vec<(i64, bool)> = stmt
                     .query_map([node.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -328,7 +321,11 @@ impl Tx<'_> {
                     }
                 }
             }
-            self.tx.prepare_cached("DELETE FROM node_entities WHERE node_id = ?1")?.execute([node.as_str()])?;
+            self.tx
+                .prepare_cached(
+                    "DELETE FROM node_entities WHERE node_key = (SELECT node_key FROM nodes WHERE node_id = ?1)",
+                )?
+                .execute([node.as_str()])?;
             touched.extend(ids);
         }
         let mut gone = self.tx.prepare_cached(
@@ -336,7 +333,7 @@ impl Tx<'_> {
         )?;
         let mut seen = self.tx.prepare_cached(
             "UPDATE entities SET last_seen_ms = COALESCE((SELECT MAX(n.time_end_ms) FROM node_entities e \
-               JOIN nodes n ON n.node_id = e.node_id WHERE e.entity_key = ?1 AND e.is_leaf = 1), 0) \
+               JOIN nodes n ON n.node_key = e.node_key WHERE e.entity_key = ?1 AND e.is_leaf = 1), 0) \
              WHERE entity_key = ?1",
         )?;
         for id in &touched {

@@ -18,6 +18,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0006_summary_ends.sql", include_str!("../../index_schema/sql/0006_summary_ends.sql")),
     ("0007_sessions_sealed.sql", include_str!("../../index_schema/sql/0007_sessions_sealed.sql")),
     ("0008_instruction_flags.sql", include_str!("../../index_schema/sql/0008_instruction_flags.sql")),
+    ("0009_node_keys.sql", include_str!("../../index_schema/sql/0009_node_keys.sql")),
 ];
 
 /// The code step of a migration, by file name.
@@ -147,5 +148,93 @@ mod tests {
             .collect();
         let i = NodeRow::FLAG_INSTRUCTION;
         assert_eq!(flags, [i, NodeRow::FLAG_ASSISTANT, 0, 0, NodeRow::FLAG_SPLIT | i]);
+    }
+
+    /// Migration 9 keys the nodes by integer: every node keeps its row (the old rowid is its
+    /// key), every mention moves to the node's key, and the indexes and the sealed-sessions
+    /// trigger of the old table are there again.
+    #[test]
+    fn migration_9_keys_nodes_and_keeps_every_mention() {
+        let mut conn = store_at(8);
+        conn.execute_batch(
+            "INSERT INTO trees VALUES ('T', 'source', 'chat:x', 'chat');
+             INSERT INTO nodes (node_id, tree_id, level, seq, content, time_start_ms, time_end_ms, tokens, parent_id, appended_ms)
+               VALUES ('L02', 'T', 0, 1, 'Zoe met Bob', 5, 5, 3, 'S01', 5),
+                      ('L01', 'T', 0, 2, 'Bob and Carol', 6, 6, 3, 'S01', 6),
+                      ('S01', 'T', 1, 3, 'Zoe, Bob, Carol', 5, 6, 6, NULL, 7);
+             DELETE FROM nodes WHERE node_id = 'L02';
+             INSERT INTO nodes (node_id, tree_id, level, seq, content, time_start_ms, time_end_ms, tokens, parent_id, appended_ms)
+               VALUES ('L02', 'T', 0, 1, 'Zoe met Bob', 5, 5, 3, 'S01', 5);
+             INSERT INTO entities (entity_id, kind, surface, mention_count, last_seen_ms)
+               VALUES ('person:bob', 'person', 'Bob', 2, 6), ('person:zoe', 'person', 'Zoe', 1, 5);
+             INSERT INTO node_entities VALUES ('L01', 1, 1), ('L02', 1, 1), ('L02', 2, 1), ('S01', 1, 0), ('S01', 2, 0);",
+        )
+        .unwrap();
+        let rowids = |conn: &Connection, col: &str| -> Vec<(String, i64)> {
+            let sql = format!("SELECT node_id, {col} FROM nodes ORDER BY node_id");
+            conn.prepare(&sql)
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(|x| x.unwrap())
+                .collect()
+        };
+        let before = rowids(&conn, "rowid");
+        let sealed = |conn: &Connection| -> i64 {
+            conn.query_row("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'sessions_sealed'", [], |r| r.get(0))
+                .unwrap()
+        };
+        let sealed_before = sealed(&conn);
+        migrate(&mut conn).unwrap();
+        assert_eq!(rowids(&conn, "node_key"), before);
+        let mentions: Vec<(String, String, bool)> = conn
+            .prepare(
+                "SELECT n.node_id, e.entity_id, ne.is_leaf FROM node_entities ne JOIN nodes n ON n.node_key = ne.node_key \
+                 JOIN entities e ON e.entity_key = ne.entity_key ORDER BY n.node_id, e.entity_id",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(|x| x.unwrap())
+            .collect();
+        let m = |n: &str, e: &str, leaf| (n.to_string(), e.to_string(), leaf);
+        assert_eq!(
+            mentions,
+            [
+                m("L01", "person:bob", true),
+                m("L02", "person:bob", true),
+                m("L02", "person:zoe", true),
+                m("S01", "person:bob", false),
+                m("S01", "person:zoe", false)
+            ]
+        );
+        let indexes: Vec<String> = conn
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') \
+                 AND tbl_name IN ('nodes', 'node_entities') AND sql IS NOT NULL ORDER BY name",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|x| x.unwrap())
+            .collect();
+        assert_eq!(
+            indexes,
+            ["node_entities_entity", "nodes_time", "nodes_tree_level", "nodes_tree_level_end", "sessions_sealed"]
+        );
+        // The text id is still unique, and a new level-1 node still counts as a sealed session.
+        let dup = conn.execute(
+            "INSERT INTO nodes (node_id, tree_id, level, seq, content, time_start_ms, time_end_ms, tokens, appended_ms) \
+             VALUES ('L01', 'T', 0, 4, 'again', 8, 8, 1, 8)",
+            [],
+        );
+        assert!(dup.is_err());
+        conn.execute(
+            "INSERT INTO nodes (node_id, tree_id, level, seq, content, time_start_ms, time_end_ms, tokens, appended_ms) \
+             VALUES ('S02', 'T', 1, 4, 'more', 8, 8, 1, 8)",
+            [],
+        )
+        .unwrap();
+        assert_eq!(sealed(&conn), sealed_before + 1);
     }
 }

@@ -13,7 +13,7 @@ mod vectors;
 pub use batch::{BatchReads, NodeBrief};
 pub use entities::{EdgeRow, EntityReads, EntityRow};
 pub use fts5::Fts5Baseline;
-pub use nodes::{BufferStats, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
+pub use nodes::{BufferStats, NodeKey, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
 pub use recall::RecallReads;
 pub use stats::{SourceSummary, StatsReads, StoreCounts};
 pub use vectors::{NewVector, VectorMark, VectorReads};

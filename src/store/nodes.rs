@@ -57,6 +57,14 @@ impl NodeRow {
     }
 }
 
+/// A node's integer key in the store (`nodes.node_key`, migration 0009), handed out in append
+/// order: the tables that name nodes by the thousand (`node_entities`) name them by it, so a
+/// write appends to their B-trees instead of writing at random places in them. Only the write
+/// path holds one; reads name nodes by [`NodeId`]. A key names a live node (a deleted node's
+/// rows go with it), so it is never kept across writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeKey(pub(crate) i64);
+
 /// One tree (one per source).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TreeRow {
@@ -350,8 +358,8 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Insert a node row.
-    pub fn insert_node(&self, n: &NodeRow) -> Result<()> {
+    /// Insert a node row; returns its key.
+    pub fn insert_node(&self, n: &NodeRow) -> Result<NodeKey> {
         let mut stmt = self.tx.prepare_cached(&format!(
             "INSERT INTO nodes ({NODE_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
         ))?;
@@ -373,16 +381,27 @@ impl Tx<'_> {
             n.flags,
             n.appended_ms,
         ])?;
-        Ok(())
+        Ok(NodeKey(self.tx.last_insert_rowid()))
     }
 
     /// Record that `children` were sealed under `parent`.
-    pub fn set_parent(&self, children: &[NodeId], parent: &NodeId) -> Result<()> {
-        let mut stmt = self.tx.prepare_cached("UPDATE nodes SET parent_id = ?1 WHERE node_id = ?2")?;
-        for c in children {
-            stmt.execute(params![parent.as_str(), c.as_str()])?;
-        }
+    pub fn set_parent(&self, children: &[NodeKey], parent: &NodeId) -> Result<()> {
+        let keys = serde_json::to_string(&children.iter().map(|c| c.0).collect::<Vec<_>>())?;
+        self.tx
+            .prepare_cached("UPDATE nodes SET parent_id = ?1 WHERE node_key IN (SELECT value FROM json_each(?2))")?
+            .execute(params![parent.as_str(), keys])?;
         Ok(())
+    }
+
+    /// The open buffer of a tree level with each node's key, in append order: what a seal
+    /// reads ([`NodeReads::buffer`] with the keys the seal writes by).
+    pub fn buffer_keyed(&self, tree: &TreeId, level: u32) -> Result<Vec<(NodeKey, NodeRow)>> {
+        let sql = format!(
+            "SELECT {NODE_COLS}, node_key FROM nodes WHERE tree_id = ?1 AND level = ?2 AND parent_id IS NULL ORDER BY seq"
+        );
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![tree.as_str(), level], |r| Ok((NodeKey(r.get(16)?), node_from_row(r)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Delete a source, its tree and all its nodes (the caller clears entity rows first).

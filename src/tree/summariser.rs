@@ -55,28 +55,42 @@ struct Candidate {
 
 impl Summariser for ExtractiveSummariser {
     fn summarise(&self, req: &SummaryRequest<'_>) -> Result<String> {
+        // One pass over the words: a text's words are its sentences' words, in order (a
+        // sentence ends only at a separator, `.`/`!`/`?` before white space or a line break, so
+        // no word straddles two), so the run's term frequencies are counted sentence by
+        // sentence, and each sentence's words are read once, not once for `tf` and once more.
         let mut tf: HashMap<String, usize> = HashMap::new();
-        for c in &req.children {
-            for w in content_words(c.content) {
-                *tf.entry(w).or_default() += 1;
-            }
-        }
         let mut cands = Vec::new();
+        let mut names_of = Vec::new();
         for c in &req.children {
             for s in sentences(c.content) {
-                let words: BTreeSet<String> = content_words(s).collect();
+                let mut words = BTreeSet::new();
+                for w in content_words(s) {
+                    match tf.get_mut(w.as_str()) {
+                        Some(n) => *n += 1,
+                        None => {
+                            tf.insert(w.clone(), 1);
+                        }
+                    }
+                    words.insert(w);
+                }
                 if words.is_empty() {
                     continue;
                 }
-                let names = s.split_whitespace().skip(1).filter(|w| w.starts_with(char::is_uppercase)).count();
-                let mean = words.iter().map(|w| (1.0 + tf[w] as f64).ln()).sum::<f64>() / (words.len() as f64).sqrt();
+                names_of.push(s.split_whitespace().skip(1).filter(|w| w.starts_with(char::is_uppercase)).count());
                 let text = match c.author {
                     Some(a) if !s.starts_with(a) => format!("{a}: {s}"),
                     _ => s.to_string(),
                 };
                 let tokens = approx_tokens(&text);
-                cands.push(Candidate { order: cands.len(), text, words, score: mean + 0.3 * names as f64, tokens });
+                cands.push(Candidate { order: cands.len(), text, words, score: 0.0, tokens });
             }
+        }
+        // Scores once every frequency is in (the words in set order, as before: the float sum
+        // is the same to the last bit).
+        for (c, names) in cands.iter_mut().zip(names_of) {
+            let mean = c.words.iter().map(|w| (1.0 + tf[w] as f64).ln()).sum::<f64>() / (c.words.len() as f64).sqrt();
+            c.score = mean + 0.3 * names as f64;
         }
         let mut ranked: Vec<usize> = (0..cands.len()).collect();
         ranked.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b)));

@@ -7,21 +7,32 @@ use std::collections::HashMap;
 /// using them, then total count, then the word; words used by a single child are kept only
 /// when nothing better exists.
 pub fn topics_of<'a>(children: impl IntoIterator<Item = &'a str>, k: usize) -> Vec<String> {
-    let mut df: HashMap<String, (usize, usize)> = HashMap::new();
-    for c in children {
-        let mut seen = std::collections::HashSet::new();
+    // Word → (children using it, total count, the last child counted): the last child stands
+    // in for a per-child set of words seen.
+    let mut df: HashMap<String, (usize, usize, usize)> = HashMap::new();
+    for (i, c) in children.into_iter().enumerate() {
         for w in content_words(c) {
             if !w.chars().all(|ch| ch.is_alphabetic()) {
                 continue;
             }
-            let e = df.entry(w.clone()).or_default();
-            e.1 += 1;
-            if seen.insert(w) {
-                e.0 += 1;
+            let count = |e: &mut (usize, usize, usize)| {
+                e.1 += 1;
+                if e.2 != i {
+                    e.2 = i;
+                    e.0 += 1;
+                }
+            };
+            match df.get_mut(w.as_str()) {
+                Some(e) => count(e),
+                None => {
+                    let mut e = (0, 0, usize::MAX);
+                    count(&mut e);
+                    df.insert(w, e);
+                }
             }
         }
     }
-    let mut ranked: Vec<(String, (usize, usize))> = df.into_iter().collect();
+    let mut ranked: Vec<(String, (usize, usize))> = df.into_iter().map(|(w, (d, n, _))| (w, (d, n))).collect();
     ranked.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(b.1.1.cmp(&a.1.1)).then(a.0.cmp(&b.0)));
     ranked.into_iter().take(k).map(|(w, _)| format!("topic:{w}")).collect()
 }
