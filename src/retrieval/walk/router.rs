@@ -18,7 +18,7 @@ use crate::store::{NodeReads, NodeRow};
 use crate::types::{EntityId, NodeId};
 use serde::Serialize;
 use serde_json::json;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// At most this many shared nodes are read per related pair's posting-list intersection
 /// (the candidates are then cut to `candidates` by [`best_local`]).
@@ -175,18 +175,13 @@ fn local_candidates(
     for (a, b, _) in pairs {
         per_pair.push(searcher.entity_intersection_docs(&[a.clone(), b.clone()], flt, MAX_PAIR_POSTINGS)?);
     }
-    // Sorted and deduplicated in a vector: the pairs' sets are thousands of docs each, and a
-    // tree set's node per doc cost more than the intersections it unions.
-    let union_at = |h: u32| -> Vec<NodeDoc> {
-        let mut docs: Vec<NodeDoc> = pairs
+    let union_at = |h: u32| -> BTreeSet<NodeDoc> {
+        pairs
             .iter()
             .zip(&per_pair)
             .filter(|((_, _, d), _)| *d <= h)
             .flat_map(|(_, docs)| docs.iter().copied())
-            .collect();
-        docs.sort_unstable();
-        docs.dedup();
-        docs
+            .collect()
     };
     let mut h = max_hops;
     let mut best = union_at(h);
@@ -198,7 +193,7 @@ fn local_candidates(
         h -= 1;
         best = tighter;
     }
-    Ok((best, h))
+    Ok((best.into_iter().collect(), h))
 }
 
 /// At most `cap` of the local candidates: every one when they fit (by id), else the best by
