@@ -375,3 +375,24 @@ fn bench_recall_defaults_to_the_demo_question_set() {
     let r25: f64 = row.split('|').map(str::trim).nth(5).unwrap().parse().unwrap();
     assert!(r25 > 80.0, "{row}");
 }
+
+/// Without a model, `bench recall` refuses the systems that use the dense signal unless
+/// `--no-model` says a lexical-only run is meant: such figures pass for no recorded run.
+#[test]
+fn bench_recall_refuses_a_missing_model() {
+    let (_d, s) = store();
+    let empty = tempfile::tempdir().unwrap();
+    let bare = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(MEMTREE);
+        cmd.arg("--store").arg(&s).args(args).env("MEMTREE_MODEL_DIR", empty.path());
+        run(cmd, None)
+    };
+    let r = bare(&["bench", "recall", "--systems", "walk,bm25"]);
+    assert_eq!(r.code, Some(1), "{}", r.out);
+    assert!(r.err.contains("no embedding model found, and walk use(s) the dense signal"), "{}", r.err);
+    // Lexical systems alone, or an explicit --no-model, run.
+    assert_eq!(bare(&["bench", "recall", "--systems", "bm25"]).code, Some(0));
+    let r = bare(&["--no-model", "bench", "recall", "--systems", "walk"]);
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    assert!(r.out.contains("| walk | overall |"), "{}", r.out);
+}

@@ -290,6 +290,15 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
     let (ks, out) = (r.ks, r.out);
     let samples = read_corpus(r.corpus)?;
     let opts = open_options(cli)?;
+    // Figures without the dense signal are not comparable with any recorded run: a missing
+    // model (a copied binary, a clone without the fetch) must not pass for a result.
+    let dense: Vec<&str> = r.systems.iter().map(String::as_str).filter(|s| !matches!(*s, "bm25" | "fts5")).collect();
+    if opts.embedder.is_none() && !cli.no_model && !dense.is_empty() {
+        anyhow::bail!(
+            "no embedding model found, and {} use(s) the dense signal: run scripts/fetch-models.sh, pass --model DIR, or --no-model to measure lexical only",
+            dense.join(", ")
+        );
+    }
     let temp;
     let work = match r.keep_stores {
         Some(dir) => {
