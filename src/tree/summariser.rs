@@ -61,7 +61,6 @@ impl Summariser for ExtractiveSummariser {
         // sentence, and each sentence's words are read once, not once for `tf` and once more.
         let mut tf: HashMap<String, usize> = HashMap::new();
         let mut cands = Vec::new();
-        let mut names_of = Vec::new();
         for c in &req.children {
             for s in sentences(c.content) {
                 let mut words = BTreeSet::new();
@@ -77,20 +76,21 @@ impl Summariser for ExtractiveSummariser {
                 if words.is_empty() {
                     continue;
                 }
-                names_of.push(s.split_whitespace().skip(1).filter(|w| w.starts_with(char::is_uppercase)).count());
+                let names = s.split_whitespace().skip(1).filter(|w| w.starts_with(char::is_uppercase)).count();
                 let text = match c.author {
                     Some(a) if !s.starts_with(a) => format!("{a}: {s}"),
                     _ => s.to_string(),
                 };
                 let tokens = approx_tokens(&text);
-                cands.push(Candidate { order: cands.len(), text, words, score: 0.0, tokens });
+                // The names' share now, the words' once every frequency is in (below).
+                cands.push(Candidate { order: cands.len(), text, words, score: 0.3 * names as f64, tokens });
             }
         }
-        // Scores once every frequency is in (the words in set order, as before: the float sum
-        // is the same to the last bit).
-        for (c, names) in cands.iter_mut().zip(names_of) {
+        // The words' share once every frequency is in (the words in set order, as before, and
+        // one addition, which commutes: the score is the same to the last bit).
+        for c in &mut cands {
             let mean = c.words.iter().map(|w| (1.0 + tf[w] as f64).ln()).sum::<f64>() / (c.words.len() as f64).sqrt();
-            c.score = mean + 0.3 * names as f64;
+            c.score += mean;
         }
         let mut ranked: Vec<usize> = (0..cands.len()).collect();
         ranked.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b)));

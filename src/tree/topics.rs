@@ -15,20 +15,11 @@ pub fn topics_of<'a>(children: impl IntoIterator<Item = &'a str>, k: usize) -> V
             if !w.chars().all(|ch| ch.is_alphabetic()) {
                 continue;
             }
-            let count = |e: &mut (usize, usize, usize)| {
-                e.1 += 1;
-                if e.2 != i {
-                    e.2 = i;
-                    e.0 += 1;
-                }
-            };
-            match df.get_mut(w.as_str()) {
-                Some(e) => count(e),
-                None => {
-                    let mut e = (0, 0, usize::MAX);
-                    count(&mut e);
-                    df.insert(w, e);
-                }
+            let e = df.entry(w).or_insert((0, 0, usize::MAX));
+            e.1 += 1;
+            if e.2 != i {
+                e.2 = i;
+                e.0 += 1;
             }
         }
     }
