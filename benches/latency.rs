@@ -275,11 +275,12 @@ fn row(modes: &mut Modes, store: &str, mode: &'static str, label: &str, p: (f64,
 
 /// With `MEMTREE_BENCH_DUMP=<path>`: every walk and query_source response of `modes` (the
 /// JSON the tool returns), one per line, appended to `path` (compare two builds with `cmp`).
+/// The reads with the query model are dumped too (`walk_embed`, `query_source_embed`).
 fn dump_responses(store: &str, mem: &Memory, modes: &[(&str, Vec<Request>)]) {
     let Ok(path) = std::env::var("MEMTREE_BENCH_DUMP") else { return };
     use std::io::Write;
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).expect("dump file");
-    for (mode, rq) in modes.iter().filter(|m| m.0 == "walk" || m.0 == "query_source") {
+    for (mode, rq) in modes.iter().filter(|m| m.0.starts_with("walk") || m.0.starts_with("query_source")) {
         for r in rq {
             let v = serde_json::to_value(call_read(mem.as_reader(), r.clone(), &Scope::all()).expect("call"))
                 .expect("json");
@@ -408,6 +409,7 @@ fn bench_dense(name: &str, mem: &Memory, qm: &QueryModel, questions: &[String], 
             Request::from_json(&json!({"mode": "query_source", "source_kind": "chat", "query": q})).expect("valid")
         })
         .collect();
+    dump_responses(name, mem, &[("walk_embed", walks.clone()), ("query_source_embed", qs.clone())]);
     let p = time(&qs, |r| {
         call_read(mem.as_reader(), r.clone(), &scope).expect("query_source");
     });

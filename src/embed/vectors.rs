@@ -2,7 +2,47 @@
 //! of every level-1 summary, and exact top-k over the codes.
 
 use super::codes::{ScanQuery, dot_codes_f32, quantise, quantise_into};
-use std::collections::HashMap;
+use hashbrown::HashTable;
+use rayon::prelude::*;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+
+/// Rows per block of the parallel scan: a block is ~6 MB of codes at 384 dimensions (a few
+/// hundred microseconds of work, far above rayon's hand-off), and a 100k-row matrix still
+/// splits across two cores.
+const SCAN_BLOCK: usize = 16_384;
+
+/// A row in the top-k order: higher score first, then leaves before summaries, then by hash
+/// (which orders as the id's hex digits do), so `Less` is better and ties cannot happen
+/// between distinct rows. A heap of these has the worst kept row on top.
+#[derive(Debug, Clone, Copy)]
+struct Ranked {
+    score: f32,
+    /// `true` for a summary: `L` ids sort before `S` ones.
+    kind: bool,
+    hash: u128,
+    row: usize,
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.score.total_cmp(&self.score).then_with(|| (self.kind, self.hash).cmp(&(other.kind, other.hash)))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
 
 /// A node id packed into 17 bytes: `L`/`S` and the 128-bit hash its 32 hex digits spell.
 /// At a million nodes the string ids (held twice, in the row list and the map) cost more
@@ -31,6 +71,13 @@ impl Key {
     fn id(&self) -> String {
         format!("{}{:032x}", if self.leaf { 'L' } else { 'S' }, self.hash)
     }
+
+    /// The table hash of a key. Node ids are already content hashes, so folding the halves
+    /// spreads them; the multiply keeps a hand-made id (all zeros but the tail) from
+    /// clustering.
+    fn table_hash(hash: u128, leaf: bool) -> u64 {
+        ((hash as u64) ^ ((hash >> 64) as u64) ^ u64::from(leaf)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
 }
 
 /// Which rows a top-k search ranks.
@@ -54,6 +101,11 @@ struct Session {
 /// the hole (O(dim)). Ids that are not node ids (`L`/`S` + 32 lower-case hex digits) are
 /// ignored: nothing else is ever stored.
 ///
+/// Memory is the codes and little else: per row a scale (4 bytes), its id's hash (16) and
+/// kind (1), and a 4-byte row number in the id table (which hashes the row's key, held once
+/// in `hashes`). A map from key to row would hold each key a second time and cost ~100 bytes
+/// a row at a million rows, a quarter of the codes.
+///
 /// It also keeps each level-1 summary's *session vector* (the normalised mean of its
 /// children's vectors), which walk's session signal compares the question with: computed
 /// when the summary or its children's vectors arrive ([`VectorMatrix::set_session`]), not per
@@ -63,8 +115,11 @@ pub struct VectorMatrix {
     dim: usize,
     codes: Vec<i8>,
     scales: Vec<f32>,
-    keys: Vec<Key>,
-    pos: HashMap<Key, u32>,
+    /// Per row, its node id's hash and whether it is a leaf (the id's `L`).
+    hashes: Vec<u128>,
+    leaf: Vec<bool>,
+    /// Row numbers, found by hashing `(hashes[row], leaf[row])`.
+    rows: HashTable<u32>,
     sessions: HashMap<Key, Session>,
 }
 
@@ -75,8 +130,9 @@ impl VectorMatrix {
             dim,
             codes: Vec::new(),
             scales: Vec::new(),
-            keys: Vec::new(),
-            pos: HashMap::new(),
+            hashes: Vec::new(),
+            leaf: Vec::new(),
+            rows: HashTable::new(),
             sessions: HashMap::new(),
         }
     }
@@ -88,12 +144,27 @@ impl VectorMatrix {
 
     /// Number of node vectors held.
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.hashes.len()
     }
 
     /// True when no node vector is held.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.hashes.is_empty()
+    }
+
+    /// The row of `key`, if held.
+    fn find(&self, key: Key) -> Option<usize> {
+        let (hashes, leaf) = (&self.hashes, &self.leaf);
+        self.rows
+            .find(Key::table_hash(key.hash, key.leaf), |&r| {
+                hashes[r as usize] == key.hash && leaf[r as usize] == key.leaf
+            })
+            .map(|&r| r as usize)
+    }
+
+    /// The key of row `i`.
+    fn key(&self, i: usize) -> Key {
+        Key { hash: self.hashes[i], leaf: self.leaf[i] }
     }
 
     /// Number of session vectors held.
@@ -117,14 +188,18 @@ impl VectorMatrix {
         if codes.len() != self.dim {
             return;
         }
-        if let Some(&i) = self.pos.get(&key) {
-            let i = i as usize;
+        if let Some(i) = self.find(key) {
             self.codes[i * self.dim..(i + 1) * self.dim].copy_from_slice(codes);
             self.scales[i] = scale;
             return;
         }
-        self.pos.insert(key, self.keys.len() as u32);
-        self.keys.push(key);
+        let row = self.hashes.len() as u32;
+        let (hashes, leaf) = (&self.hashes, &self.leaf);
+        self.rows.insert_unique(Key::table_hash(key.hash, key.leaf), row, |&r| {
+            Key::table_hash(hashes[r as usize], leaf[r as usize])
+        });
+        self.hashes.push(key.hash);
+        self.leaf.push(key.leaf);
         self.scales.push(scale);
         self.codes.extend_from_slice(codes);
     }
@@ -133,15 +208,25 @@ impl VectorMatrix {
     pub fn remove(&mut self, id: &str) {
         let Some(key) = Key::parse(id) else { return };
         self.sessions.remove(&key);
-        let Some(i) = self.pos.remove(&key) else { return };
-        let (i, last, dim) = (i as usize, self.keys.len() - 1, self.dim);
+        let Some(i) = self.find(key) else { return };
+        let (last, dim) = (self.hashes.len() - 1, self.dim);
+        // Drop the removed row's entry, then renumber the last row's entry to the hole.
+        let (hashes, leaf) = (&self.hashes, &self.leaf);
+        if let Ok(e) = self.rows.find_entry(Key::table_hash(key.hash, key.leaf), |&r| r as usize == i) {
+            e.remove();
+        }
         if i != last {
+            let moved = Key { hash: hashes[last], leaf: leaf[last] };
+            if let Some(r) = self.rows.find_mut(Key::table_hash(moved.hash, moved.leaf), |&r| r as usize == last) {
+                *r = i as u32;
+            }
             self.codes.copy_within(last * dim..(last + 1) * dim, i * dim);
             self.scales[i] = self.scales[last];
-            self.keys[i] = self.keys[last];
-            self.pos.insert(self.keys[i], i as u32);
+            self.hashes[i] = moved.hash;
+            self.leaf[i] = moved.leaf;
         }
-        self.keys.pop();
+        self.hashes.pop();
+        self.leaf.pop();
         self.scales.pop();
         self.codes.truncate(last * dim);
     }
@@ -162,43 +247,69 @@ impl VectorMatrix {
 
     /// The codes and scale of `id`.
     fn row(&self, id: &str) -> Option<(&[i8], f32)> {
-        let &i = self.pos.get(&Key::parse(id)?)?;
-        let i = i as usize;
+        let i = self.find(Key::parse(id)?)?;
         Some((&self.codes[i * self.dim..(i + 1) * self.dim], self.scales[i]))
-    }
-
-    /// Cosine of `query` against every row, in row order.
-    fn scores(&self, query: &[f32]) -> Vec<f32> {
-        let mut out = Vec::with_capacity(self.keys.len());
-        if query.len() == self.dim {
-            ScanQuery::new(query).scan(self.dim, &self.codes, &self.scales, &mut out);
-        }
-        out.resize(self.keys.len(), 0.0);
-        out
     }
 
     /// The `k` ids most similar to `query` among the rows `which` names, best first; ties
     /// are broken by id so the order is deterministic.
+    ///
+    /// The rows are scanned in blocks on rayon's pool (at a million rows the scan is ~400 MB
+    /// of codes, and one core does not reach the memory bandwidth), each block keeping its
+    /// own best `k`; the blocks' bests are then ranked together. Every comparison uses the
+    /// same total order (score, then id), so the result does not depend on the blocking.
     pub fn top_k(&self, query: &[f32], k: usize, which: Rows) -> Vec<(String, f32)> {
         if k == 0 {
             return Vec::new();
         }
-        let scores = self.scores(query);
-        let mut all: Vec<(usize, f32)> =
-            scores.iter().copied().enumerate().filter(|(i, _)| which == Rows::All || self.keys[*i].leaf).collect();
-        // Keys order as their ids do (the prefix aside, which `which` makes uniform or
-        // which sorts `L` before `S` as the text does).
-        let cmp = |a: &(usize, f32), b: &(usize, f32)| {
-            b.1.total_cmp(&a.1).then_with(|| {
-                (!self.keys[a.0].leaf, self.keys[a.0].hash).cmp(&(!self.keys[b.0].leaf, self.keys[b.0].hash))
-            })
+        // A query of another dimension scores 0 against every row (they then rank by id).
+        let scan = (query.len() == self.dim).then(|| ScanQuery::new(query));
+        let blocks = self.len().div_ceil(SCAN_BLOCK);
+        let best = |b: usize| -> Vec<Ranked> {
+            let (lo, hi) = (b * SCAN_BLOCK, ((b + 1) * SCAN_BLOCK).min(self.len()));
+            let mut scores = Vec::with_capacity(hi - lo);
+            if let Some(q) = &scan {
+                q.scan(self.dim, &self.codes[lo * self.dim..hi * self.dim], &self.scales[lo..hi], &mut scores);
+            }
+            scores.resize(hi - lo, 0.0);
+            let rows = scores.into_iter().enumerate().map(|(i, score)| (lo + i, score));
+            self.best_of(rows.filter(|&(i, _)| which == Rows::All || self.leaf[i]), k)
+        };
+        let mut all: Vec<Ranked> = if blocks > 1 {
+            (0..blocks).into_par_iter().flat_map_iter(best).collect()
+        } else {
+            (0..blocks).flat_map(best).collect()
         };
         if all.len() > k {
-            all.select_nth_unstable_by(k - 1, cmp);
+            all.select_nth_unstable(k - 1);
             all.truncate(k);
         }
-        all.sort_by(cmp);
-        all.into_iter().map(|(i, s)| (self.keys[i].id(), s)).collect()
+        all.sort_unstable();
+        all.into_iter().map(|r| (self.key(r.row).id(), r.score)).collect()
+    }
+
+    /// The best `k` of `rows` (row, score) in no particular order: a bounded heap whose top
+    /// is the worst kept, so most rows cost one comparison with it.
+    fn best_of(&self, rows: impl Iterator<Item = (usize, f32)>, k: usize) -> Vec<Ranked> {
+        let mut heap: BinaryHeap<Ranked> = BinaryHeap::with_capacity(k + 1);
+        for (row, score) in rows {
+            if heap.len() == k {
+                let worst = heap.peek().map_or(f32::NEG_INFINITY, |w| w.score);
+                // Below the worst kept: cannot enter (equal scores go to the id order).
+                if score < worst {
+                    continue;
+                }
+            }
+            let r = Ranked { score, kind: !self.leaf[row], hash: self.hashes[row], row };
+            if heap.len() < k {
+                heap.push(r);
+            } else if let Some(mut worst) = heap.peek_mut()
+                && r < *worst
+            {
+                *worst = r;
+            }
+        }
+        heap.into_vec()
     }
 
     /// Mean of the vectors of `ids` (those held), normalised; `None` when none is held or
@@ -295,6 +406,72 @@ mod tests {
                 prop_assert!(w[0].1 >= w[1].1);
             }
         }
+    }
+
+    proptest! {
+        /// Any sequence of upserts and removals leaves exactly the rows a plain map would
+        /// hold, each with its own latest vector: the id table follows the rows the last one
+        /// is swapped into.
+        #[test]
+        fn upserts_and_removals_match_a_map(ops in proptest::collection::vec((0usize..12, any::<bool>(), -1.0f32..1.0), 1..80)) {
+            let mut m = VectorMatrix::new(2);
+            let mut model: HashMap<usize, [f32; 2]> = HashMap::new();
+            for (i, put, x) in ops {
+                // Even rows are leaves, odd ones summaries, so both kinds share the table.
+                let id = if i % 2 == 0 { leaf(i) } else { format!("S{i:032x}") };
+                if put {
+                    let v = [x, (1.0 - x * x).max(0.0).sqrt()];
+                    m.upsert(&id, &v);
+                    model.insert(i, v);
+                } else {
+                    m.remove(&id);
+                    model.remove(&i);
+                }
+                prop_assert_eq!(m.len(), model.len());
+            }
+            for i in 0..12 {
+                let id = if i % 2 == 0 { leaf(i) } else { format!("S{i:032x}") };
+                match model.get(&i) {
+                    Some(v) => {
+                        let got = m.get(&id).expect("held");
+                        prop_assert!((got[0] - v[0]).abs() < 1e-2 && (got[1] - v[1]).abs() < 1e-2, "{:?} vs {:?}", got, v);
+                    }
+                    None => prop_assert!(m.get(&id).is_none()),
+                }
+            }
+            let all = m.top_k(&[1.0, 0.0], 100, Rows::All);
+            prop_assert_eq!(all.len(), model.len());
+            prop_assert_eq!(m.top_k(&[1.0, 0.0], 100, Rows::Leaves).len(), model.keys().filter(|i| *i % 2 == 0).count());
+        }
+    }
+
+    #[test]
+    fn blocked_top_k_equals_one_sort_of_every_row() {
+        // Three blocks and a tail, leaves and summaries mixed, and few distinct directions so
+        // that most scores tie and the id order decides.
+        let n = 2 * SCAN_BLOCK + 1_234;
+        let mut m = VectorMatrix::new(2);
+        for i in 0..n {
+            let a = (i.wrapping_mul(2_654_435_761) % 7) as f32;
+            let id = if i % 3 == 0 { format!("S{:032x}", i * 7919) } else { format!("L{:032x}", i * 7919) };
+            m.upsert(&id, &[a.cos(), a.sin()]);
+        }
+        let q = [0.6, 0.8];
+        // The reference: one scan of the whole matrix (the scores the blocks compute).
+        let mut scores = Vec::new();
+        ScanQuery::new(&q).scan(2, &m.codes, &m.scales, &mut scores);
+        for which in [Rows::All, Rows::Leaves] {
+            let mut want: Vec<(String, f32)> =
+                (0..n).filter(|&i| which == Rows::All || m.leaf[i]).map(|i| (m.key(i).id(), scores[i])).collect();
+            // Best score first, then by id (`L` before `S`, then the hex digits).
+            want.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            for k in [1, 5, 300, SCAN_BLOCK + 10] {
+                let got = m.top_k(&q, k, which);
+                assert_eq!(got.len(), k);
+                assert_eq!(got, want[..k].to_vec(), "k = {k}, {which:?}");
+            }
+        }
+        assert!(m.top_k(&[1.0, 0.0, 0.0], 3, Rows::All).iter().all(|(_, s)| *s == 0.0), "another dimension scores 0");
     }
 
     #[test]
