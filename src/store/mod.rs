@@ -43,11 +43,42 @@ impl Reader for Store {
     }
 }
 
+/// SQLite page cache of a connection while it writes, KiB: large imports keep the hot
+/// indexes in memory.
+const WRITE_CACHE_KIB: i64 = 65_536;
+
+/// SQLite page cache of a connection while it only reads, KiB. At a million leaves a 16 MiB
+/// cache held walk and query_source at the latency of 64 MiB (the OS page cache serves the
+/// rest) and the process 51 MB smaller (BENCHMARKS.md, "Scale, session 7"); a store's open
+/// scans every vector row, which would otherwise fill the cache with pages no read wants.
+const READ_CACHE_KIB: i64 = 16_384;
+
 /// An open write transaction. Dropping it without [`Tx::commit`] rolls everything back.
 pub struct Tx<'a> {
     tx: Transaction<'a>,
     /// Entity counts and edge weights added and not yet written (see `entities`).
     pending: std::cell::RefCell<entities::PendingCounts>,
+    /// Declared after `tx`, so it drops after the transaction has ended.
+    _cache: WriteCache<'a>,
+}
+
+/// The write-sized page cache for the life of a transaction: set when it begins, back to the
+/// read size (which frees the pages beyond it) once the transaction has committed or rolled
+/// back.
+struct WriteCache<'a>(&'a Connection);
+
+impl<'a> WriteCache<'a> {
+    fn raise(conn: &'a Connection) -> Result<WriteCache<'a>> {
+        conn.pragma_update(None, "cache_size", -WRITE_CACHE_KIB)?;
+        Ok(WriteCache(conn))
+    }
+}
+
+impl Drop for WriteCache<'_> {
+    fn drop(&mut self) {
+        // Only a memory bound: a failure leaves the larger cache, which is still correct.
+        let _ = self.0.pragma_update(None, "cache_size", -READ_CACHE_KIB);
+    }
 }
 
 impl Reader for Tx<'_> {
@@ -69,14 +100,16 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        // A 64 MiB page cache keeps the hot indexes in memory during large imports; the WAL
-        // is truncated back to 64 MiB after checkpoints so it does not stay at its peak.
-        conn.pragma_update(None, "cache_size", -65_536)?;
+        // The WAL is truncated back to 64 MiB after checkpoints so it does not stay at its peak.
         conn.pragma_update(None, "journal_size_limit", 67_108_864)?;
         conn.pragma_update(None, "temp_store", "MEMORY")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         let mut store = Store { conn, path };
+        // The page cache is write-sized only while writing: a migration (it rewrites tables)
+        // and each `Tx`. Between writes the connection reads with the read size.
+        store.conn.pragma_update(None, "cache_size", -WRITE_CACHE_KIB)?;
         migrate::migrate(&mut store.conn)?;
+        store.conn.pragma_update(None, "cache_size", -READ_CACHE_KIB)?;
         Ok(store)
     }
 
@@ -87,7 +120,7 @@ impl Store {
         let path = dir.join(DB_FILE);
         let conn =
             Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
-        conn.pragma_update(None, "cache_size", -65_536)?;
+        conn.pragma_update(None, "cache_size", -READ_CACHE_KIB)?;
         // A writer's checkpoint can hold the WAL index briefly; wait instead of failing.
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         migrate::check_current(&conn)?;
@@ -102,8 +135,9 @@ impl Store {
     /// Begin a write transaction (IMMEDIATE: it takes the write lock at once, so a second
     /// writer process fails fast instead of half-way).
     pub fn begin(&mut self) -> Result<Tx<'_>> {
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        Ok(Tx { tx, pending: Default::default() })
+        let cache = WriteCache::raise(&self.conn)?;
+        let tx = Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)?;
+        Ok(Tx { tx, pending: Default::default(), _cache: cache })
     }
 
     /// Run `f` inside one read transaction: every statement in it sees the same snapshot
@@ -176,3 +210,27 @@ impl std::fmt::Display for CorruptColumn {
 }
 
 impl std::error::Error for CorruptColumn {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cache_kib(store: &Store) -> i64 {
+        store.conn.query_row("PRAGMA cache_size", [], |r| r.get(0)).expect("cache_size")
+    }
+
+    #[test]
+    fn the_page_cache_is_write_sized_only_inside_a_write() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let mut store = Store::open(dir.path()).expect("open");
+        assert_eq!(cache_kib(&store), -READ_CACHE_KIB, "after open (and its migration)");
+        let tx = store.begin().expect("begin");
+        assert_eq!(tx.conn().query_row("PRAGMA cache_size", [], |r| r.get::<_, i64>(0)).unwrap(), -WRITE_CACHE_KIB);
+        tx.commit().expect("commit");
+        assert_eq!(cache_kib(&store), -READ_CACHE_KIB, "after a commit");
+        drop(store.begin().expect("begin"));
+        assert_eq!(cache_kib(&store), -READ_CACHE_KIB, "after a rollback");
+        let ro = Store::open_read_only(dir.path()).expect("read-only");
+        assert_eq!(cache_kib(&ro), -READ_CACHE_KIB);
+    }
+}
