@@ -39,9 +39,9 @@
 //!
 //! Without the model files (`bash scripts/fetch-models.sh`) steps 2 and 4 are skipped with a
 //! printed note. A million-leaf run: `MEMTREE_BENCH_LOCOMO=0 MEMTREE_BENCH_SIZES=1000000
-//! MEMTREE_BENCH_QUESTIONS=50 cargo bench --bench latency` took 25 min on two shared cores
-//! (build 16 min, vectors 3.3 min), 6.5 GB in a tempdir (1.6 GB without vectors) and 3.6 GB
-//! peak RSS. The default run (LoCoMo, 10k, 100k) takes ~7 min; the smoke run ~15 s.
+//! MEMTREE_BENCH_QUESTIONS=50 cargo bench --bench latency` took 6.5 min on two cores at load ~1
+//! (build 2.4 min, vectors 1.5 min; 2026-12-02, 100k and 1M in one run), 1.5 GB in a tempdir (0.9 GB without vectors)
+//! and 0.95 GB peak RSS. The default run (LoCoMo, 10k, 100k) takes ~7 min; the smoke run ~15 s.
 //!
 //! **Peak RSS** is the whole bench process's `VmHWM` over a step, so it includes what the
 //! process holds besides the store: the model when loaded (once, for the whole run, so it is in
