@@ -255,8 +255,8 @@ impl VectorMatrix {
     /// are broken by id so the order is deterministic.
     ///
     /// The rows are scanned in blocks on rayon's pool (at a million rows the scan is ~400 MB
-    /// of codes, and one core does not reach the memory bandwidth), each block keeping its
-    /// own best `k`; the blocks' bests are then ranked together. Every comparison uses the
+    /// of codes; on two cores a walk's dense work took ~40 % less, BENCHMARKS.md), each block
+    /// keeping its own best `k`; the blocks' bests are then ranked together. Every comparison uses the
     /// same total order (score, then id), so the result does not depend on the blocking.
     pub fn top_k(&self, query: &[f32], k: usize, which: Rows) -> Vec<(String, f32)> {
         if k == 0 {
