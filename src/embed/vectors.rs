@@ -3,6 +3,7 @@
 
 use super::codes::{ScanQuery, dot_codes_f32, quantise, quantise_into};
 use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
 use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
@@ -44,9 +45,8 @@ impl PartialEq for Ranked {
 
 impl Eq for Ranked {}
 
-/// A node id packed into 17 bytes: `L`/`S` and the 128-bit hash its 32 hex digits spell.
-/// At a million nodes the string ids (held twice, in the row list and the map) cost more
-/// memory than the codes themselves.
+/// A node id parsed: `L`/`S` and the 128-bit hash its 32 hex digits spell. The matrix keeps
+/// the two parts in columns (`hashes`, `leaf`), so a row costs 17 bytes of id, not a string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Key {
     hash: u128,
@@ -78,6 +78,21 @@ impl Key {
     fn table_hash(hash: u128, leaf: bool) -> u64 {
         ((hash as u64) ^ ((hash >> 64) as u64) ^ u64::from(leaf)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
     }
+
+    /// This key's table hash.
+    fn table(&self) -> u64 {
+        Key::table_hash(self.hash, self.leaf)
+    }
+}
+
+/// Whether a slot of the id table (a row number) holds `key`.
+fn holds<'a>(hashes: &'a [u128], leaf: &'a [bool], key: Key) -> impl Fn(&u32) -> bool + 'a {
+    move |&r| hashes[r as usize] == key.hash && leaf[r as usize] == key.leaf
+}
+
+/// The table hash of a slot, from the row it names (for the table's growth).
+fn rehash<'a>(hashes: &'a [u128], leaf: &'a [bool]) -> impl Fn(&u32) -> u64 + 'a {
+    move |&r| Key::table_hash(hashes[r as usize], leaf[r as usize])
 }
 
 /// Which rows a top-k search ranks.
@@ -154,12 +169,7 @@ impl VectorMatrix {
 
     /// The row of `key`, if held.
     fn find(&self, key: Key) -> Option<usize> {
-        let (hashes, leaf) = (&self.hashes, &self.leaf);
-        self.rows
-            .find(Key::table_hash(key.hash, key.leaf), |&r| {
-                hashes[r as usize] == key.hash && leaf[r as usize] == key.leaf
-            })
-            .map(|&r| r as usize)
+        self.rows.find(key.table(), holds(&self.hashes, &self.leaf, key)).map(|&r| r as usize)
     }
 
     /// The key of row `i`.
@@ -188,16 +198,20 @@ impl VectorMatrix {
         if codes.len() != self.dim {
             return;
         }
-        if let Some(i) = self.find(key) {
-            self.codes[i * self.dim..(i + 1) * self.dim].copy_from_slice(codes);
-            self.scales[i] = scale;
-            return;
-        }
-        let row = self.hashes.len() as u32;
+        // One probe finds the row or the place for a new one.
         let (hashes, leaf) = (&self.hashes, &self.leaf);
-        self.rows.insert_unique(Key::table_hash(key.hash, key.leaf), row, |&r| {
-            Key::table_hash(hashes[r as usize], leaf[r as usize])
-        });
+        let row = hashes.len() as u32;
+        match self.rows.entry(key.table(), holds(hashes, leaf, key), rehash(hashes, leaf)) {
+            Entry::Occupied(e) => {
+                let i = *e.get() as usize;
+                self.codes[i * self.dim..(i + 1) * self.dim].copy_from_slice(codes);
+                self.scales[i] = scale;
+                return;
+            }
+            Entry::Vacant(e) => {
+                e.insert(row);
+            }
+        }
         self.hashes.push(key.hash);
         self.leaf.push(key.leaf);
         self.scales.push(scale);
@@ -208,16 +222,14 @@ impl VectorMatrix {
     pub fn remove(&mut self, id: &str) {
         let Some(key) = Key::parse(id) else { return };
         self.sessions.remove(&key);
-        let Some(i) = self.find(key) else { return };
-        let (last, dim) = (self.hashes.len() - 1, self.dim);
         // Drop the removed row's entry, then renumber the last row's entry to the hole.
         let (hashes, leaf) = (&self.hashes, &self.leaf);
-        if let Ok(e) = self.rows.find_entry(Key::table_hash(key.hash, key.leaf), |&r| r as usize == i) {
-            e.remove();
-        }
+        let Ok(e) = self.rows.find_entry(key.table(), holds(hashes, leaf, key)) else { return };
+        let i = e.remove().0 as usize;
+        let (last, dim) = (hashes.len() - 1, self.dim);
         if i != last {
             let moved = Key { hash: hashes[last], leaf: leaf[last] };
-            if let Some(r) = self.rows.find_mut(Key::table_hash(moved.hash, moved.leaf), |&r| r as usize == last) {
+            if let Some(r) = self.rows.find_mut(moved.table(), |&r| r as usize == last) {
                 *r = i as u32;
             }
             self.codes.copy_within(last * dim..(last + 1) * dim, i * dim);
