@@ -82,11 +82,13 @@
 //! copy of the report without any one of the keys, or with it set to `-1`, is refused.
 
 mod bench_json;
+mod query_model;
 #[path = "latency/report.rs"] // beside this bench, not a bench target of its own
 mod report;
 mod synth;
 
 use bench_json::dir_bytes;
+use query_model::QueryModel;
 use report::{DENSE_MODES, LEXICAL_MODES, Modes, check_report, report_keys};
 
 use memtree::Scope;
@@ -99,7 +101,7 @@ use memtree::{Item, Memory, OpenOptions};
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -211,55 +213,6 @@ fn reset_peak_rss() -> u64 {
     // Linux ≥ 4.0: writing 5 to clear_refs resets the peak RSS. Ignored where unsupported.
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     rss_mb()
-}
-
-/// The real model's query embedding under the name the store's vectors were made with, so
-/// that opening a store with it loads the stored vectors and embeds nothing. Counts the time
-/// spent embedding, to split a walk into its embedding and the rest.
-///
-/// `control` switches `embed()` to the hashing embedder (no ONNX Runtime at all), for a
-/// control row: the same dense work in walk without the model's cost or its threads.
-struct QueryModel {
-    model: Arc<dyn Embedder>,
-    stored_as: String,
-    nanos: AtomicU64,
-    control: AtomicBool,
-    hashing: HashEmbedder,
-}
-
-impl QueryModel {
-    fn new(model: Arc<dyn Embedder>, stored_as: &str) -> Self {
-        let hashing = HashEmbedder::new(model.dim());
-        QueryModel {
-            model,
-            stored_as: stored_as.to_string(),
-            nanos: AtomicU64::new(0),
-            control: AtomicBool::new(false),
-            hashing,
-        }
-    }
-
-    fn embed_nanos(&self) -> u64 {
-        self.nanos.load(Ordering::Relaxed)
-    }
-}
-
-impl Embedder for QueryModel {
-    fn name(&self) -> &str {
-        &self.stored_as
-    }
-
-    fn dim(&self) -> usize {
-        self.model.dim()
-    }
-
-    fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
-        let t = Instant::now();
-        let out =
-            if self.control.load(Ordering::Relaxed) { self.hashing.embed(texts) } else { self.model.embed(texts) };
-        self.nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        out
-    }
 }
 
 fn env_flag(name: &str, default: bool) -> bool {

@@ -13,10 +13,12 @@
 //! once. `-- --test` is a smoke run (2,000 messages, 10 questions). Linux only (reads
 //! `/proc/self/status`); without the model files the child reads lexically and says so.
 
+mod query_model;
 mod synth;
 
 use memtree::tool::{Request, call_read};
 use memtree::{Embedder, FastEmbedder, HashEmbedder, Memory, ModelPaths, OpenOptions, Scope};
+use query_model::QueryModel;
 use serde_json::json;
 use std::path::Path;
 use std::process::Command;
@@ -34,25 +36,6 @@ fn status_mb(key: &str) -> u64 {
         .and_then(|v| v.split_whitespace().next())
         .and_then(|kb| kb.parse::<u64>().ok())
         .map_or(0, |kb| kb / 1024)
-}
-
-/// The model under the hashing vectors' name, so the stored vectors are compared with real
-/// query embeddings (as the latency bench does).
-struct QueryModel {
-    model: FastEmbedder,
-    stored_as: String,
-}
-
-impl Embedder for QueryModel {
-    fn name(&self) -> &str {
-        &self.stored_as
-    }
-    fn dim(&self) -> usize {
-        self.model.dim()
-    }
-    fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
-        self.model.embed(texts)
-    }
 }
 
 fn questions(n: usize) -> Vec<String> {
@@ -88,8 +71,10 @@ fn child(dir: &Path, nq: usize) {
     let model = ModelPaths::discover().and_then(|p| FastEmbedder::load(&p).ok());
     let dense = model.is_some();
     let opts = match model {
+        // The real model under the hashing vectors' name: the stored vectors are compared
+        // with real query embeddings, as in the latency bench.
         Some(m) => OpenOptions {
-            embedder: Some(Arc::new(QueryModel { model: m, stored_as: HashEmbedder::new(384).name().to_string() })),
+            embedder: Some(Arc::new(QueryModel::new(Arc::new(m), HashEmbedder::new(384).name()))),
             ..OpenOptions::default()
         },
         None => OpenOptions::default(),
