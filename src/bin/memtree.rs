@@ -132,6 +132,10 @@ enum BenchCmd {
         /// Write one JSON line per question and system (evidence, recall, ranked turns).
         #[arg(long)]
         per_question: Option<PathBuf>,
+        /// Write one JSON line per question walk answered: its candidates with their signals
+        /// before any weight, to try other weights offline (scripts/walk_weights.py).
+        #[arg(long)]
+        candidates: Option<PathBuf>,
         /// Keep the harness stores in this folder and reuse them on the next run (ingest is
         /// idempotent): read-path experiments then skip embedding every leaf.
         #[arg(long)]
@@ -283,7 +287,18 @@ struct RecallRun<'a> {
     out: Option<&'a Path>,
     walk: WalkParams,
     per_question: Option<&'a Path>,
+    candidates: Option<&'a Path>,
     keep_stores: Option<&'a Path>,
+}
+
+/// `items` as JSON lines in `path`.
+fn write_json_lines<T: serde::Serialize>(path: &Path, items: &[T]) -> Result<()> {
+    let mut lines = String::new();
+    for d in items {
+        lines.push_str(&serde_json::to_string(d)?);
+        lines.push('\n');
+    }
+    std::fs::write(path, lines).with_context(|| format!("writing {}", path.display()))
 }
 
 fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
@@ -318,6 +333,7 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
         systems: r.systems.to_vec(),
         walk: r.walk,
         reuse_stores: r.keep_stores.is_some(),
+        candidates: r.candidates.is_some(),
     };
     let pb = ProgressBar::new_spinner();
     let t = std::time::Instant::now();
@@ -328,12 +344,10 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
             .with_context(|| format!("writing {}", out.display()))?;
     }
     if let Some(path) = r.per_question {
-        let mut lines = String::new();
-        for d in &report.per_question {
-            lines.push_str(&serde_json::to_string(d)?);
-            lines.push('\n');
-        }
-        std::fs::write(path, lines).with_context(|| format!("writing {}", path.display()))?;
+        write_json_lines(path, &report.per_question)?;
+    }
+    if let Some(path) = r.candidates {
+        write_json_lines(path, &report.candidates)?;
     }
     stdout_line(&format!(
         "recall ({}, {} questions with evidence, {:.0} s); fractional evidence recall over leaves, %",
@@ -391,8 +405,9 @@ fn run(cli: &Cli) -> Result<()> {
         Cmd::Recall { schema: true, .. } => return print(cli, &memtree::tool::memory_recall_schema()),
         _ => {}
     }
-    if let Cmd::Bench { what: BenchCmd::Recall { corpus, k, pooled, systems, out, walk, per_question, keep_stores } } =
-        &cli.cmd
+    if let Cmd::Bench {
+        what: BenchCmd::Recall { corpus, k, pooled, systems, out, walk, per_question, candidates, keep_stores },
+    } = &cli.cmd
     {
         let wp = WalkParams::from_cli(walk)?;
         return bench_recall(
@@ -405,6 +420,7 @@ fn run(cli: &Cli) -> Result<()> {
                 out: out.as_deref(),
                 walk: wp,
                 per_question: per_question.as_deref(),
+                candidates: candidates.as_deref(),
                 keep_stores: keep_stores.as_deref(),
             },
         );

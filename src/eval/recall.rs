@@ -11,6 +11,9 @@ use crate::ingest::import::locomo::dia_id_of;
 use crate::memory::{ImportOptions, Memory};
 use crate::options::OpenOptions;
 use crate::reader::MemoryReader;
+use crate::retrieval::walk::walk_candidates;
+/// What `--candidates` holds, and the replay that checks it (`CandidateDetail`).
+pub use crate::retrieval::walk::{CandidateSignals, WalkCandidates, replay};
 use crate::retrieval::{Fusion, Scope, WalkArgs, WalkParams, walk};
 use crate::store::{Fts5Baseline, NodeReads};
 use crate::types::NodeId;
@@ -49,6 +52,8 @@ pub struct RecallConfig {
     /// anew (ingest is idempotent, so only missing content is written): for read-path
     /// experiments, which then skip the embedding of every leaf.
     pub reuse_stores: bool,
+    /// Keep what walk scored for each question (`RecallReport::candidates`).
+    pub candidates: bool,
 }
 
 /// Per-question outcome of one system.
@@ -95,6 +100,27 @@ pub struct RecallReport {
     /// writes it as JSON lines on request).
     #[serde(skip)]
     pub per_question: Vec<QuestionDetail>,
+    /// With `RecallConfig::candidates`: walk's candidates and their signals, one entry per
+    /// question walk answered, in the order asked (the CLI writes them as JSON lines).
+    #[serde(skip)]
+    pub candidates: Vec<CandidateDetail>,
+}
+
+/// What walk scored for one question: its candidates with their signals before any weight
+/// (`walk_candidates`), and the turn each candidate is (`null` outside the conversation).
+/// Replaying them at other weights (`replay`, `scripts/walk_weights.py`) ranks exactly as
+/// walk would, up to the history reorderings of order and summary questions, which the
+/// script replays from `session` and `next`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CandidateDetail {
+    /// The conversation's sample id.
+    pub conversation: String,
+    /// The question.
+    pub question: String,
+    /// Per row of `walk.rows`: its turn id.
+    pub turns: Vec<Option<String>>,
+    /// The question's reading and the candidates.
+    pub walk: WalkCandidates,
 }
 
 /// What one system returned for one question: enough to see why a question was missed.
@@ -149,6 +175,7 @@ pub fn run(
         if cfg.pooled { vec![samples.iter().collect()] } else { samples.iter().map(|c| vec![c]).collect() };
     let mut questions = 0;
     let mut per_question = Vec::new();
+    let mut candidates = Vec::new();
     for (gi, group) in groups.iter().enumerate() {
         let dir = work_dir.join(format!("store-{gi}"));
         if !cfg.reuse_stores {
@@ -193,6 +220,21 @@ pub fn run(
                     continue;
                 }
                 questions += 1;
+                if cfg.candidates && cfg.systems.iter().any(|s| s == "walk") {
+                    let args = WalkArgs { limit: kmax, params: cfg.walk, ..WalkArgs::new(q.question.as_str()) };
+                    let walk = walk_candidates(mem, &args, &Scope::all())?;
+                    let turns = walk
+                        .rows
+                        .iter()
+                        .map(|r| refs.get(&r.node_id).and_then(|l| l.name_in(source.as_deref())).map(str::to_string))
+                        .collect();
+                    candidates.push(CandidateDetail {
+                        conversation: c.sample_id().to_string(),
+                        question: q.question.clone(),
+                        turns,
+                        walk,
+                    });
+                }
                 for sys in &cfg.systems {
                     let t = Instant::now();
                     let Some(ranked) = rank(mem, &fts, sys, &q.question, kmax, &cfg.walk)? else { continue };
@@ -230,6 +272,7 @@ pub fn run(
         questions,
         systems: BTreeMap::new(),
         per_question,
+        candidates,
     };
     for (sys, outs) in results {
         report.systems.insert(sys, aggregate(&outs, &cfg.ks));

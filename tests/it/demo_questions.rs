@@ -4,7 +4,7 @@
 
 use memtree::OpenOptions;
 use memtree::WalkParams;
-use memtree::eval::recall::{RecallConfig, run};
+use memtree::eval::recall::{RecallConfig, replay, run};
 use memtree::eval::{DEMO_QUESTIONS, Sample, read_corpus};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -22,6 +22,7 @@ fn every_demo_question_has_all_its_evidence_in_the_demo_store() {
         systems: vec!["walk".into(), "bm25".into()],
         walk: WalkParams::default(),
         reuse_stores: false,
+        candidates: false,
     };
     let report = run(&samples, work.path(), &OpenOptions::default(), &cfg, |_| {}).unwrap();
     // The harness keeps only the evidence ids that name a leaf: all of them must survive, or a
@@ -36,4 +37,50 @@ fn every_demo_question_has_all_its_evidence_in_the_demo_store() {
     // The demo is small: lexical search alone finds most of the evidence in the top 25.
     let bm25 = &report.systems["bm25"].overall;
     assert!(bm25["recall@25"] > 0.8, "bm25 {bm25:?}");
+}
+
+#[test]
+fn dumped_candidates_replay_to_walks_own_ranking() {
+    // The `--candidates` file is only useful if it holds every input of walk's ranking:
+    // replayed at the default weights, each question's candidates must rank exactly as walk
+    // ranked its hits (order and summary questions are reordered after the scorer, and
+    // the demo has none).
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEMO_QUESTIONS);
+    let samples = read_corpus(&corpus).expect("the demo question set reads");
+    let work = tempfile::tempdir().unwrap();
+    let cfg = RecallConfig {
+        ks: vec![10],
+        pooled: false,
+        systems: vec!["walk".into()],
+        walk: WalkParams::default(),
+        reuse_stores: false,
+        candidates: true,
+    };
+    let report = run(&samples, work.path(), &OpenOptions::default(), &cfg, |_| {}).unwrap();
+    let walked: Vec<_> = report.per_question.iter().filter(|d| d.system == "walk").collect();
+    assert_eq!(report.candidates.len(), walked.len());
+    let mut compared = 0;
+    for (c, d) in report.candidates.iter().zip(&walked) {
+        assert_eq!(c.question, d.question);
+        assert_eq!(c.turns.len(), c.walk.rows.len());
+        if c.walk.asks_order || c.walk.asks_summary {
+            continue;
+        }
+        let turn: std::collections::HashMap<_, _> = c.walk.rows.iter().map(|r| &r.node_id).zip(&c.turns).collect();
+        let replayed: Vec<Option<String>> =
+            replay(&c.walk.rows, c.walk.asks_assistant, &WalkParams::default(), c.walk.dense)
+                .iter()
+                .map(|id| turn[id].clone())
+                .collect();
+        assert!(!d.top.is_empty(), "{}", d.question);
+        assert_eq!(&replayed[..d.top.len()], d.top.as_slice(), "{}", d.question);
+        compared += 1;
+    }
+    assert!(compared >= 40, "{compared} questions compared");
+    // A different weight replays to a different ranking somewhere: the signals are not inert.
+    let moved = report.candidates.iter().any(|c| {
+        let at = |p: &WalkParams| replay(&c.walk.rows, c.walk.asks_assistant, p, c.walk.dense);
+        at(&WalkParams::default()) != at(&WalkParams { window: 0.0, parent: 0.0, ..WalkParams::default() })
+    });
+    assert!(moved, "no ranking moved without the neighbours' and the sessions' scores");
 }

@@ -15,5 +15,6 @@ mod time;
 pub use params::{Ordering, PRESETS, WalkParams};
 pub use query::{QueryAnalysis, analyse_query};
 pub use rank::Origin;
-pub use router::{Branch, WalkArgs, walk};
+pub use router::{Branch, WalkArgs, WalkCandidates, walk, walk_candidates};
+pub use score::{CandidateSignals, replay};
 pub use time::time_window;

@@ -7,7 +7,7 @@ use super::history;
 use super::params::WalkParams;
 use super::query::{QueryAnalysis, analyse_query};
 use super::rank::{Coverage, Ranked, rank};
-use super::score::score_leaves;
+use super::score::{CandidateSignals, candidate_signals, score_leaves};
 use crate::error::{Error, Result};
 use crate::graph::related_pairs;
 use crate::index::{IndexSearcher, LevelFilter, NodeDoc, SearchFilter};
@@ -73,17 +73,7 @@ struct Route {
 /// leaf per session first; each message followed by its reply, which carries the message's
 /// score): for those, hits are in that order rather than by `score`.
 pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryResponse> {
-    if args.query.trim().is_empty() {
-        return Err(Error::invalid("walk.query", "must not be blank"));
-    }
-    let qa = analyse_query(mem, &args.query);
-    let flt = SearchFilter {
-        levels: LevelFilter::Leaves,
-        scopes: scope.0.clone(),
-        window_ms: args.time_window_days.map(|d| (mem.now_ms() - (d * 86_400_000.0) as i64, i64::MAX / 2)),
-        ..SearchFilter::default()
-    };
-    let route = route(mem, &qa, &flt, args)?;
+    let (qa, flt, route) = prepare(mem, args, scope)?;
     let scored = score_leaves(mem, &qa, &flt, &args.params, &route.local)?;
     let coverage = Coverage::new(mem, qa.entities.iter().map(|e| e.as_str()));
     let mut ranked = rank(route.branch, scored, &route.local, args.limit, args.params.ordering, &coverage)?;
@@ -98,6 +88,57 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     let mut hits = to_hits(mem, &qa, &route, ranked, &coverage)?;
     attach_snippets(mem, &qa.lexical, &mut hits)?;
     Ok(QueryResponse::new(hits, total))
+}
+
+/// What a walk scores for `args.query`, before any weight is applied: the question's
+/// reading and every candidate's signals (`score.rs`). The recall harness writes it
+/// (`--candidates`): with it, other weights can be tried offline on what walk saw, and the
+/// replay checked against walk's own ranking.
+#[derive(Debug, Clone, Serialize)]
+pub struct WalkCandidates {
+    /// The branch that answers (the occurrence-ranked global one keeps only the scorer's
+    /// top `2 × limit`).
+    pub branch: Branch,
+    /// The question asks what the assistant said (`asked_assistant` replaces `assistant`).
+    pub asks_assistant: bool,
+    /// The question asks for an order (its ranking is spread over sessions).
+    pub asks_order: bool,
+    /// The question asks for a summary (each message brings its reply).
+    pub asks_summary: bool,
+    /// The dense signal was on (a model loaded and a positive `dense` share).
+    pub dense: bool,
+    /// The candidates, in the scorer's row order.
+    pub rows: Vec<CandidateSignals>,
+}
+
+/// The candidates [`walk`] would score for `args`, with their signals.
+pub fn walk_candidates(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<WalkCandidates> {
+    let (qa, flt, route) = prepare(mem, args, scope)?;
+    let (rows, dense) = candidate_signals(mem, &qa, &flt, &args.params, &route.local)?;
+    Ok(WalkCandidates {
+        branch: route.branch,
+        asks_assistant: qa.asks_assistant,
+        asks_order: qa.asks_order,
+        asks_summary: qa.asks_summary,
+        dense,
+        rows,
+    })
+}
+
+/// The question's reading, the leaf filter and the route: what every walk starts from.
+fn prepare(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<(QueryAnalysis, SearchFilter, Route)> {
+    if args.query.trim().is_empty() {
+        return Err(Error::invalid("walk.query", "must not be blank"));
+    }
+    let qa = analyse_query(mem, &args.query);
+    let flt = SearchFilter {
+        levels: LevelFilter::Leaves,
+        scopes: scope.0.clone(),
+        window_ms: args.time_window_days.map(|d| (mem.now_ms() - (d * 86_400_000.0) as i64, i64::MAX / 2)),
+        ..SearchFilter::default()
+    };
+    let route = route(mem, &qa, &flt, args)?;
+    Ok((qa, flt, route))
 }
 
 /// SPEC §5's routing: no query entity → global; no related pair within `max_hops` (or an

@@ -10,7 +10,8 @@
 //! candidate gets its context ([`context`]: its row, its neighbouring turns), the neighbours
 //! get their BM25, the parent summaries theirs, then each leaf's raw lexical and dense signals
 //! ([`raw_signals`], the dense one with its session's vector) are normalised and fused
-//! ([`fuse`]).
+//! ([`fuse`]). [`candidate_signals`] stops before the weights: the recall harness writes what
+//! it returns, and [`replay`] ranks it again at any weights.
 
 use super::params::WalkParams;
 use super::query::QueryAnalysis;
@@ -21,6 +22,7 @@ use crate::reader::MemoryReader;
 use crate::retrieval::rerank::{Fusion, min_max, min_max_map};
 use crate::store::{BatchReads, NodeBrief};
 use crate::types::{NodeId, TreeId};
+use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
 /// A named time window brings in its own best BM25 matches: `candidates / WINDOW_SHARE` of
@@ -66,6 +68,8 @@ struct Context {
     /// Per row: the sibling before it, then the one after it (none when the row is not among
     /// its parent's children, or the parent is not in the store).
     neighbours: Vec<Vec<NodeId>>,
+    /// Per row: the sibling after it under its parent (none in an open buffer).
+    next: Vec<Option<NodeId>>,
 }
 
 /// One row's signals before normalisation.
@@ -89,6 +93,109 @@ pub fn score_leaves(
     params: &WalkParams,
     extra: &[NodeId],
 ) -> Result<Vec<Scored>> {
+    let g = gather(mem, qa, flt, params, extra)?;
+    let raw = raw_signals(&g.parts, params, g.has_dense);
+    Ok(fuse(qa, params, g.ctx.rows, &raw, &g.parent_score, g.has_dense))
+}
+
+/// The candidates [`score_leaves`] would score, each with its signals before normalisation
+/// (in the scorer's row order, not ranked): the recall harness writes them (`--candidates`)
+/// so that other weights can be tried offline on exactly what walk saw. Also returns whether
+/// the dense signal was on (a model loaded and a positive `dense` share).
+pub fn candidate_signals(
+    mem: &MemoryReader,
+    qa: &QueryAnalysis,
+    flt: &SearchFilter,
+    params: &WalkParams,
+    extra: &[NodeId],
+) -> Result<(Vec<CandidateSignals>, bool)> {
+    let g = gather(mem, qa, flt, params, extra)?;
+    let has_dense = g.has_dense;
+    let rows = g.ctx.rows.into_iter().zip(g.ctx.next).zip(g.parts);
+    let rows = rows
+        .map(|((n, next), p)| {
+            let (speaker, in_window) = boosts(qa, &n);
+            CandidateSignals {
+                parent: n.parent_id.as_ref().and_then(|id| g.parent_score.get(id)).copied().unwrap_or(0.0),
+                session: n.parent_id,
+                next,
+                bm25: p.bm25,
+                neighbours_bm25: p.neighbours_bm25,
+                cosine: p.cosine,
+                neighbours_cosine: p.neighbours_cosine,
+                session_cosine: p.session_cosine,
+                speaker,
+                in_window,
+                assistant: n.assistant,
+                instruction: n.instruction,
+                node_id: n.node_id,
+            }
+        })
+        .collect();
+    Ok((rows, has_dense))
+}
+
+/// One candidate leaf's signals before normalisation, as [`score_leaves`] combines them:
+/// lexical = `bm25` + `window` × ½ `neighbours_bm25`; dense = `cosine` + `dense_window` ×
+/// `neighbours_cosine` + `dense_parent` × `session_cosine` (all 0 without the model); each
+/// min-max normalised over the candidates and fused at the `dense` share, then `parent` ×
+/// `parent` and the boosts added.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CandidateSignals {
+    /// The leaf.
+    pub node_id: NodeId,
+    /// Its parent summary (the session), if sealed.
+    pub session: Option<NodeId>,
+    /// The leaf after it under the same parent (what a summary question brings as its reply).
+    pub next: Option<NodeId>,
+    /// Its own BM25 (0 when the question's words miss it).
+    pub bm25: f64,
+    /// The sum of its neighbouring turns' BM25.
+    pub neighbours_bm25: f64,
+    /// Its cosine with the question.
+    pub cosine: f64,
+    /// The mean cosine of its neighbouring turns.
+    pub neighbours_cosine: f64,
+    /// The cosine with its session's vector.
+    pub session_cosine: f64,
+    /// Its parent summary's normalised BM25 (0 outside the top summaries).
+    pub parent: f64,
+    /// Written by a person the question names.
+    pub speaker: bool,
+    /// Inside the time window the question names.
+    pub in_window: bool,
+    /// The host assistant's own message.
+    pub assistant: bool,
+    /// Holds a standing instruction.
+    pub instruction: bool,
+}
+
+/// What scoring needs of the candidates, gathered once.
+struct Gathered {
+    ctx: Context,
+    parts: Vec<Parts>,
+    parent_score: HashMap<NodeId, f64>,
+    has_dense: bool,
+}
+
+/// One row's signals before they are combined.
+struct Parts {
+    bm25: f64,
+    neighbours_bm25: f64,
+    cosine: f64,
+    neighbours_cosine: f64,
+    session_cosine: f64,
+}
+
+/// The candidates, their context, their own and their neighbours' BM25, their cosines and
+/// their parent summaries' scores.
+fn gather(
+    mem: &MemoryReader,
+    qa: &QueryAnalysis,
+    flt: &SearchFilter,
+    params: &WalkParams,
+    extra: &[NodeId],
+) -> Result<Gathered> {
     let searcher = mem.index().searcher();
     let held = match mem.dense() {
         Some(d) if params.dense > 0.0 => {
@@ -118,8 +225,8 @@ pub fn score_leaves(
     let summaries = SearchFilter { levels: LevelFilter::Summaries, ..flt.clone() };
     let sum_hits = searcher.bm25_top(&qa.lexical, &summaries, SUMMARY_CANDIDATES)?;
     let parent_score = min_max_map(&sum_hits.into_iter().map(|(id, s)| (id, f64::from(s))).collect());
-    let raw = raw_signals(&ctx, &bm25, params, dense);
-    Ok(fuse(qa, params, ctx.rows, &raw, &parent_score, dense.is_some()))
+    let parts = parts(&ctx, &bm25, dense);
+    Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some() })
 }
 
 /// The candidates: the BM25 top `candidates` leaves, `extra`, the best in-window matches of a
@@ -169,7 +276,8 @@ fn context(mem: &MemoryReader, flt: &SearchFilter, cand: BTreeSet<NodeId>) -> Re
         }
     }
     let mut neighbours: Vec<Vec<NodeId>> = vec![Vec::new(); rows.len()];
-    let mut place = |siblings: &[&str], members: &[usize]| {
+    let mut next: Vec<Option<NodeId>> = vec![None; rows.len()];
+    let mut place = |siblings: &[&str], members: &[usize], sealed: bool| {
         for &i in members {
             let Some(at) = siblings.iter().position(|x| *x == rows[i].node_id.as_str()) else { continue };
             let out = &mut neighbours[i];
@@ -177,52 +285,77 @@ fn context(mem: &MemoryReader, flt: &SearchFilter, cand: BTreeSet<NodeId>) -> Re
                 out.push(NodeId(siblings[at - 1].to_string()));
             }
             if at + 1 < siblings.len() {
-                out.push(NodeId(siblings[at + 1].to_string()));
+                let after = NodeId(siblings[at + 1].to_string());
+                if sealed {
+                    next[i] = Some(after.clone());
+                }
+                out.push(after);
             }
         }
     };
     let parent_ids: Vec<NodeId> = by_parent.keys().map(|p| NodeId(p.to_string())).collect();
     mem.store().for_each_child_list(&parent_ids, |parent, children| {
         if let Some(members) = by_parent.get(parent) {
-            place(children, members);
+            place(children, members, true);
         }
         Ok(())
     })?;
     for (tree, members) in &by_buffer {
         let ids = mem.store().buffer_ids(tree, 0)?;
-        place(&ids.iter().map(|x| x.as_str()).collect::<Vec<_>>(), members);
+        place(&ids.iter().map(|x| x.as_str()).collect::<Vec<_>>(), members, false);
     }
-    Ok(Context { rows, neighbours })
+    Ok(Context { rows, neighbours, next })
+}
+
+/// Per row: its own and its neighbours' BM25 and, with the model, its own cosine, its
+/// neighbours' mean cosine and the cosine with its session vector.
+fn parts(ctx: &Context, bm25: &HashMap<NodeId, f64>, dense: Option<DenseQuery<'_>>) -> Vec<Parts> {
+    ctx.rows
+        .iter()
+        .zip(&ctx.neighbours)
+        .map(|(row, nbs)| {
+            let own = bm25.get(&row.node_id).copied().unwrap_or(0.0);
+            let nb: f64 = nbs.iter().map(|x| bm25.get(x).copied().unwrap_or(0.0)).sum();
+            let mut p =
+                Parts { bm25: own, neighbours_bm25: nb, cosine: 0.0, neighbours_cosine: 0.0, session_cosine: 0.0 };
+            if let Some(d) = dense {
+                p.cosine = d.cosine(row.node_id.as_str());
+                if !nbs.is_empty() {
+                    p.neighbours_cosine = nbs.iter().map(|x| d.cosine(x.as_str())).sum::<f64>() / nbs.len() as f64;
+                }
+                // The session vector is kept with the summary (computed when it or its
+                // children's vectors arrived), not summed here per query.
+                if let Some(parent) = &row.parent_id {
+                    p.session_cosine = d.vectors.session_cosine(d.q, parent.as_str()).map_or(0.0, f64::from);
+                }
+            }
+            p
+        })
+        .collect()
 }
 
 /// Per row, before normalisation: lexical = own BM25 + `window` × the neighbours' share;
 /// dense (with the model) = own cosine + `dense_window` × the neighbours' mean cosine +
 /// `dense_parent` × the cosine with the session vector.
-fn raw_signals(ctx: &Context, bm25: &HashMap<NodeId, f64>, params: &WalkParams, dense: Option<DenseQuery<'_>>) -> Raw {
-    let n = ctx.rows.len();
-    let mut raw =
-        Raw { lexical: Vec::with_capacity(n), dense: Vec::with_capacity(if dense.is_some() { n } else { 0 }) };
-    for (row, nbs) in ctx.rows.iter().zip(&ctx.neighbours) {
-        let own = bm25.get(&row.node_id).copied().unwrap_or(0.0);
-        let nb: f64 = nbs.iter().map(|x| bm25.get(x).copied().unwrap_or(0.0)).sum();
-        raw.lexical.push(own + params.window * nb * NEIGHBOUR_SHARE);
-        if let Some(d) = dense {
-            let own = d.cosine(row.node_id.as_str());
-            let nb = if nbs.is_empty() {
-                0.0
-            } else {
-                nbs.iter().map(|x| d.cosine(x.as_str())).sum::<f64>() / nbs.len() as f64
-            };
-            // The session vector is kept with the summary (computed when it or its children's
-            // vectors arrived), not summed here per query.
-            let session = match &row.parent_id {
-                Some(p) => d.vectors.session_cosine(d.q, p.as_str()).map_or(0.0, f64::from),
-                None => 0.0,
-            };
-            raw.dense.push(own + params.dense_window * nb + params.dense_parent * session);
-        }
-    }
-    raw
+fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
+    let lexical = parts.iter().map(|p| p.bm25 + params.window * p.neighbours_bm25 * NEIGHBOUR_SHARE).collect();
+    let dense = if has_dense {
+        parts
+            .iter()
+            .map(|p| p.cosine + params.dense_window * p.neighbours_cosine + params.dense_parent * p.session_cosine)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Raw { lexical, dense }
+}
+
+/// Whether `n` is written by a person the question names, and whether it lies inside the
+/// time window the question names.
+fn boosts(qa: &QueryAnalysis, n: &NodeBrief) -> (bool, bool) {
+    let speaker = n.author.as_ref().is_some_and(|a| qa.people.iter().any(|x| x.eq_ignore_ascii_case(a)));
+    let in_window = qa.window.is_some_and(|(a, b)| n.time_end_ms >= a && n.time_start_ms <= b);
+    (speaker, in_window)
 }
 
 /// The fused score of every row: the normalised lexical and dense signals fused at the
@@ -248,19 +381,73 @@ fn fuse(
             let d = densen.get(i).copied().unwrap_or(0.0);
             let base = fusion.fuse(l, has_dense.then_some(d));
             let p = n.parent_id.as_ref().and_then(|p| parent_score.get(p)).copied().unwrap_or(0.0);
-            let speaker = n.author.as_ref().is_some_and(|a| qa.people.iter().any(|x| x.eq_ignore_ascii_case(a)));
-            let in_window = qa.window.is_some_and(|(a, b)| n.time_end_ms >= a && n.time_start_ms <= b);
-            let score = base
-                + params.parent * p
-                + if speaker { params.speaker } else { 0.0 }
-                + if in_window { params.time_boost } else { 0.0 }
-                + if n.assistant { assistant } else { 0.0 }
-                + if n.instruction { params.instruction } else { 0.0 };
+            let (speaker, in_window) = boosts(qa, &n);
+            let b = Boosts { parent: p, speaker, in_window, assistant: n.assistant, instruction: n.instruction };
+            let score = boosted(base, &b, params, assistant);
             Scored { node: n, score, lexical: l, dense: d, parent: p, speaker }
         })
         .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.node.node_id.cmp(&b.node.node_id)));
     out
+}
+
+/// A row's additive signals besides the fused lexical and dense ones.
+struct Boosts {
+    parent: f64,
+    speaker: bool,
+    in_window: bool,
+    assistant: bool,
+    instruction: bool,
+}
+
+/// `base` (the fused lexical and dense signals) plus the row's boosts at `params`' weights;
+/// `assistant` is the weight this question gives the assistant's own messages.
+fn boosted(base: f64, b: &Boosts, params: &WalkParams, assistant: f64) -> f64 {
+    base + params.parent * b.parent
+        + if b.speaker { params.speaker } else { 0.0 }
+        + if b.in_window { params.time_boost } else { 0.0 }
+        + if b.assistant { assistant } else { 0.0 }
+        + if b.instruction { params.instruction } else { 0.0 }
+}
+
+/// The scorer's order (best first, ties by id) rebuilt from dumped candidates at `params`:
+/// the scorer's own arithmetic over [`candidate_signals`]' rows, so the dump is checked to
+/// hold every input of the ranking (`tests/it/demo_questions.rs`), and other weights can be
+/// tried on it without a store (`scripts/walk_weights.py` does the same in numpy). What
+/// follows the scorer is not replayed: the occurrence-ranked branch's cut to its pool, and
+/// the history reorderings of order and summary questions.
+pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkParams, has_dense: bool) -> Vec<NodeId> {
+    let parts: Vec<Parts> = rows
+        .iter()
+        .map(|r| Parts {
+            bm25: r.bm25,
+            neighbours_bm25: r.neighbours_bm25,
+            cosine: r.cosine,
+            neighbours_cosine: r.neighbours_cosine,
+            session_cosine: r.session_cosine,
+        })
+        .collect();
+    let raw = raw_signals(&parts, params, has_dense);
+    let (lexn, densen) = (min_max(&raw.lexical), min_max(&raw.dense));
+    let fusion = Fusion::dense_share(params.dense);
+    let assistant = if asks_assistant { params.asked_assistant } else { params.assistant };
+    let mut scored: Vec<(f64, &NodeId)> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let base = fusion.fuse(lexn[i], has_dense.then(|| densen.get(i).copied().unwrap_or(0.0)));
+            let b = Boosts {
+                parent: r.parent,
+                speaker: r.speaker,
+                in_window: r.in_window,
+                assistant: r.assistant,
+                instruction: r.instruction,
+            };
+            (boosted(base, &b, params, assistant), &r.node_id)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    scored.into_iter().map(|(_, id)| id.clone()).collect()
 }
 
 /// The filter's scope, source and window conditions, checked on a row (dense candidates do
