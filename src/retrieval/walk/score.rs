@@ -369,26 +369,56 @@ fn fuse(
     parent_score: &HashMap<NodeId, f64>,
     has_dense: bool,
 ) -> Vec<Scored> {
-    let lexn = min_max(&raw.lexical);
-    let densen = min_max(&raw.dense);
-    let fusion = Fusion::dense_share(params.dense);
-    let assistant = if qa.asks_assistant { params.asked_assistant } else { params.assistant };
+    let boosts: Vec<Boosts> = rows
+        .iter()
+        .map(|n| {
+            let (speaker, in_window) = boosts(qa, n);
+            let parent = n.parent_id.as_ref().and_then(|p| parent_score.get(p)).copied().unwrap_or(0.0);
+            Boosts { parent, speaker, in_window, assistant: n.assistant, instruction: n.instruction }
+        })
+        .collect();
+    let fused = fused_scores(raw, &boosts, params, qa.asks_assistant, has_dense);
     let mut out: Vec<Scored> = rows
         .into_iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let l = lexn[i];
-            let d = densen.get(i).copied().unwrap_or(0.0);
-            let base = fusion.fuse(l, has_dense.then_some(d));
-            let p = n.parent_id.as_ref().and_then(|p| parent_score.get(p)).copied().unwrap_or(0.0);
-            let (speaker, in_window) = boosts(qa, &n);
-            let b = Boosts { parent: p, speaker, in_window, assistant: n.assistant, instruction: n.instruction };
-            let score = boosted(base, &b, params, assistant);
-            Scored { node: n, score, lexical: l, dense: d, parent: p, speaker }
+        .zip(boosts)
+        .zip(fused)
+        .map(|((n, b), (score, l, d))| Scored {
+            node: n,
+            score,
+            lexical: l,
+            dense: d,
+            parent: b.parent,
+            speaker: b.speaker,
         })
         .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.node.node_id.cmp(&b.node.node_id)));
     out
+}
+
+/// Per row: the fused score (the normalised lexical and dense signals fused at the `dense`
+/// share, plus the boosts), and the normalised lexical and dense signals. The one
+/// arithmetic both [`fuse`] and [`replay`] rank by.
+fn fused_scores(
+    raw: &Raw,
+    boosts: &[Boosts],
+    params: &WalkParams,
+    asks_assistant: bool,
+    has_dense: bool,
+) -> Vec<(f64, f64, f64)> {
+    let lexn = min_max(&raw.lexical);
+    let densen = min_max(&raw.dense);
+    let fusion = Fusion::dense_share(params.dense);
+    let assistant = if asks_assistant { params.asked_assistant } else { params.assistant };
+    boosts
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let l = lexn[i];
+            let d = densen.get(i).copied().unwrap_or(0.0);
+            let base = fusion.fuse(l, has_dense.then_some(d));
+            (boosted(base, b, params, assistant), l, d)
+        })
+        .collect()
 }
 
 /// A row's additive signals besides the fused lexical and dense ones.
@@ -427,25 +457,19 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
             session_cosine: r.session_cosine,
         })
         .collect();
-    let raw = raw_signals(&parts, params, has_dense);
-    let (lexn, densen) = (min_max(&raw.lexical), min_max(&raw.dense));
-    let fusion = Fusion::dense_share(params.dense);
-    let assistant = if asks_assistant { params.asked_assistant } else { params.assistant };
-    let mut scored: Vec<(f64, &NodeId)> = rows
+    let boosts: Vec<Boosts> = rows
         .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let base = fusion.fuse(lexn[i], has_dense.then(|| densen.get(i).copied().unwrap_or(0.0)));
-            let b = Boosts {
-                parent: r.parent,
-                speaker: r.speaker,
-                in_window: r.in_window,
-                assistant: r.assistant,
-                instruction: r.instruction,
-            };
-            (boosted(base, &b, params, assistant), &r.node_id)
+        .map(|r| Boosts {
+            parent: r.parent,
+            speaker: r.speaker,
+            in_window: r.in_window,
+            assistant: r.assistant,
+            instruction: r.instruction,
         })
         .collect();
+    let raw = raw_signals(&parts, params, has_dense);
+    let fused = fused_scores(&raw, &boosts, params, asks_assistant, has_dense);
+    let mut scored: Vec<(f64, &NodeId)> = fused.iter().zip(rows).map(|((s, _, _), r)| (*s, &r.node_id)).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored.into_iter().map(|(_, id)| id.clone()).collect()
 }
