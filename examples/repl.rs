@@ -117,7 +117,7 @@ const COMMANDS: &[(&str, &str)] = &[
     (":forget", "SOURCE_ID             remove one source and everything derived from it"),
     (":json", "toggle raw JSON output"),
     (":import", "FORMAT PATH           chat-jsonl, mbox, slack, markdown [--prune] [--strict] or locomo"),
-    (":demo", "load the demo corpus (re-dated to end now)"),
+    (":demo", "load the demo corpus (re-dated to end last week)"),
     (":now", "[DATE|system]          show or set the clock relative questions use (YYYY-MM-DD, RFC 3339)"),
     (":quit", "leave (also Ctrl-D, Ctrl-C)"),
 ];
@@ -792,8 +792,6 @@ fn parse_window(s: &str) -> Result<(i64, i64)> {
 /// The demo's chat channel that opens the story (its presence means the demo is loaded).
 const DEMO_CHAT_SOURCE: &str = "slack:#general";
 
-const DAY_MS: i64 = 86_400_000;
-
 fn load_demo(mem: &mut Memory) -> Result<()> {
     let dir = demo_dir();
     // The chat's ids carry its times: a second load on another day would add a second copy.
@@ -806,10 +804,11 @@ fn load_demo(mem: &mut Memory) -> Result<()> {
     let notes = Format::Markdown.read(&dir.join("notes"))?;
     let mut inputs =
         [Format::ChatJsonl.read(&dir.join("chat.jsonl"))?, Format::Mbox.read(&dir.join("mail.mbox"))?, notes];
-    // Re-dated so the story ends now (the engine's clock: `--now` applies): "what went wrong
-    // last week?" then means something. By whole days, so every time of day stays as written.
+    // Re-dated so the story's final week is last week (the engine's clock: `--now` applies):
+    // "what went wrong last week?" then asks about it. By whole weeks, so the weekdays the
+    // story's text names stay true and every time of day stays as written.
     let newest = inputs.iter().filter_map(Parsed::latest_ms).max().unwrap_or(0);
-    let delta = (mem.as_reader().now_ms() - newest).div_euclid(DAY_MS) * DAY_MS;
+    let delta = memtree::last_week_shift(newest, mem.as_reader().now_ms());
     // One flush after all three inputs, so every summary is sealed knowing all the names.
     let mut r = memtree::IngestReport::default();
     for input in &mut inputs {
@@ -830,7 +829,7 @@ fn load_demo(mem: &mut Memory) -> Result<()> {
         t.elapsed().as_secs_f64()
     );
     eprintln!(
-        "Larkspur Labs, a month ending today (May 2023 in the story): six people, the Atlas database migration, the Heron driver app, a Lisbon offsite.\n\
+        "Larkspur Labs, a month ending last week (May 2023 in the story): six people, the Atlas database migration, the Heron driver app, a Lisbon offsite.\n\
          Try: who is Sam's onboarding buddy? · what caused INC-42? · what went wrong last week? · :entities heron"
     );
     Ok(())

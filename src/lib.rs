@@ -63,7 +63,9 @@ pub use embed::{Embedder, FastEmbedder, HashEmbedder, ModelPaths, Rows, VectorMa
 pub use entities::{EntityRecord, Handle, Registry, VaultFingerprint};
 pub use error::{Error, Result};
 pub use graph::{co_occurring_entities, neighbors};
-pub use ingest::import::{FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, read_notes};
+pub use ingest::import::{
+    FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, last_week_shift, read_notes,
+};
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Role};
 pub use mcp::{McpServer, ServeError, ToolOutcome, serve_stdio};
 pub use memory::{
@@ -93,7 +95,7 @@ pub mod internals {
     pub use crate::index::SearchFilter;
     pub use crate::ingest::import::locomo;
     pub use crate::ingest::import::{read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
-    pub use crate::retrieval::walk::analyse_query;
+    pub use crate::retrieval::walk::{analyse_query, read_time, time_window};
     pub use crate::store::{
         DB_FILE, EntityReads, EntityRow, Fts5Baseline, NodeReads, NodeRow, RecallReads, Store, VectorReads,
     };

@@ -1,7 +1,9 @@
 //! Dates as a user means them, through the binary: `--now` sets the engine's clock for
 //! `tool` and for the MCP server, a relative question's window follows it (walk's
-//! `explain.time_window`) and lifts what falls inside; a bad `--now` is a usage error. Runs
-//! without the dense model.
+//! `explain.time_window`) and bounds the answer; a question about a time and nothing else is
+//! answered from the tree; a date that is not one, a reversed range and a window after now
+//! are said in `explain`; a bad `--now` is a usage error; the README's demo question is
+//! answered; the recall harness asks its time-question set. Runs without the dense model.
 
 #[path = "support/mcp_client.rs"]
 mod mcp_client;
@@ -59,8 +61,173 @@ fn now_sets_the_clock_relative_questions_read() {
     let (texts, window) = walk_as_of(&store, "2023-05-10", "what failed on May 3rd?");
     assert_eq!(window, serde_json::json!(["2023-05-03T00:00:00.000Z", "2023-05-03T23:59:59.999Z"]));
     assert!(texts[0].contains("migration timeout"), "{texts:?}");
-    // The window is a boost, never a filter: the other failure is still found.
-    assert!(texts.iter().any(|t| t.contains("disk quota")), "{texts:?}");
+    // The window bounds the answer: the other failure, outside it, is not given.
+    assert!(!texts.iter().any(|t| t.contains("disk quota")), "{texts:?}");
+}
+
+/// `walk` as of `now`, the whole response.
+fn ask(store: &Path, now: &str, question: &str, limit: usize) -> Value {
+    let call = serde_json::json!({"mode": "walk", "query": question, "limit": limit}).to_string();
+    let s = memtree(store, &["--now", now, "tool", &call], None);
+    s.json()
+}
+
+fn contents(out: &Value) -> Vec<String> {
+    out["hits"].as_array().unwrap().iter().map(|h| h["content"].as_str().unwrap().to_string()).collect()
+}
+
+fn notes(out: &Value) -> String {
+    out["explain"]["notes"].to_string()
+}
+
+#[test]
+fn a_window_bounds_the_answer_and_an_empty_window_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_chat(dir.path());
+    // Topic and window: relevance inside the window only.
+    let out = ask(&store, "2023-05-10", "which deploy failed in April?", 10);
+    assert_eq!(contents(&out), ["Deploy failed: disk quota exceeded."]);
+    assert_eq!(
+        out["explain"]["time_window"],
+        serde_json::json!(["2023-04-01T00:00:00.000Z", "2023-04-30T23:59:59.999Z"])
+    );
+    assert_eq!(out["explain"]["time_only"], false);
+    // Nothing inside: no hit from other dates, and the response says why.
+    let out = ask(&store, "2023-05-10", "which deploy failed in March 2023?", 10);
+    assert_eq!(out["hits"], serde_json::json!([]));
+    assert_eq!(out["total"], 0);
+    assert!(notes(&out).contains("nothing lies inside the window 2023-03-01"), "{out}");
+    // `time_window_days` and the question's window together: both bound it.
+    let call = serde_json::json!({"mode": "walk", "query": "which deploy failed in April?", "time_window_days": 3});
+    let out = memtree(&store, &["--now", "2023-05-10", "tool", &call.to_string()], None).json();
+    assert_eq!(out["hits"], serde_json::json!([]));
+    assert!(notes(&out).contains("do not overlap"), "{out}");
+}
+
+#[test]
+fn a_question_about_a_time_only_is_answered_from_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    // A three-note vault, one note a day: "what happened on May 13 2023" found nothing before.
+    let vault = dir.path().join("vault");
+    std::fs::create_dir(&vault).unwrap();
+    for (day, title, body) in [
+        ("2023-05-12", "Friday", "Dry run of the Atlas copy took 41 minutes."),
+        ("2023-05-13", "Cutover", "Jonas ran the cutover: MySQL read-only at 06:00, Postgres live at 07:10."),
+        ("2023-05-14", "Sunday", "Quiet day, reports checked against the old numbers."),
+    ] {
+        std::fs::write(vault.join(format!("{title}.md")), format!("---\ndate: {day}\n---\n# {title}\n\n{body}\n"))
+            .unwrap();
+    }
+    let store = dir.path().join("store");
+    let s = memtree(&store, &["ingest", "--format", "markdown", vault.to_str().unwrap()], None);
+    assert_eq!(s.code, Some(0), "{}", s.err);
+    for (now, q) in [
+        ("2023-06-01", "What happened on May 13 2023?"),
+        ("2023-05-16", "What did we talk about on May 13?"),
+        ("2023-05-14T12:00:00Z", "What happened yesterday?"),
+        ("2023-05-14T12:00:00Z", "catch me up on yesterday"),
+    ] {
+        let out = ask(&store, now, q, 10);
+        assert_eq!(out["explain"]["time_only"], true, "{q}: {out}");
+        let hits = out["hits"].as_array().unwrap();
+        assert!(!hits.is_empty(), "{q}: {out}");
+        // The day's summary first (the note's sealed summary lies inside the day), then its
+        // leaf; nothing from the other days.
+        assert_eq!(hits[0]["node_kind"], "summary", "{q}: {out}");
+        assert_eq!(hits[0]["explain"]["from"], "window_summary");
+        for h in hits {
+            assert!(h["time_range_start"].as_str().unwrap().starts_with("2023-05-13"), "{q}: {h}");
+        }
+        assert!(contents(&out).iter().any(|c| c.contains("Jonas ran the cutover")), "{q}: {out}");
+    }
+    // A chat day: the day's one message, in time order.
+    let chat_store = store_with_chat(dir.path());
+    let out = ask(&chat_store, "2023-05-10", "What happened yesterday?", 10);
+    assert!(contents(&out).iter().any(|c| c.contains("Lunch at noon")), "{out}");
+    for h in out["hits"].as_array().unwrap() {
+        assert!(h["time_range_start"].as_str().unwrap().starts_with("2023-05-09"), "{h}");
+    }
+}
+
+#[test]
+fn readings_not_as_written_are_said_never_ignored_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_chat(dir.path());
+    // Not a date: no window applied, said so; a time-only question then has nothing to answer.
+    let out = ask(&store, "2023-05-10", "what happened on February 30?", 10);
+    assert_eq!(out["hits"], serde_json::json!([]));
+    assert!(notes(&out).contains("`February 30` is not a date"), "{out}");
+    // With a topic the question is still answered, over all dates, and says why.
+    let out = ask(&store, "2023-05-10", "which deploy failed on February 30?", 10);
+    assert_eq!(out["explain"]["time_window"], Value::Null);
+    assert!(notes(&out).contains("not a date"), "{out}");
+    assert_eq!(contents(&out).len(), 2, "{out}");
+    // A reversed range is read forwards.
+    let out = ask(&store, "2023-05-10", "which deploy failed between May 9 and April 15?", 10);
+    assert!(notes(&out).contains("read as 2023-04-15 to 2023-05-09"), "{out}");
+    assert_eq!(contents(&out).len(), 2, "{out}");
+    // A window after now: kept, flagged, and empty here.
+    let out = ask(&store, "2023-05-10", "what happens next week?", 10);
+    assert!(notes(&out).contains("after now"), "{out}");
+    assert_eq!(out["hits"], serde_json::json!([]));
+}
+
+/// The README's CLI example, on the demo as the CLI imports it (the story's own dates):
+/// Monday 29 May 2023, "last week" is the story's final week, when Ruth's drivers saw
+/// duplicate stops (HER-118). Without the model, the question's words must be the story's
+/// ("what went wrong", which the dense signal answers, is asked in `tests/model.rs`).
+#[test]
+fn the_readme_question_is_answered_on_the_demo() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
+    for (format, file) in [("chat-jsonl", "chat.jsonl"), ("mbox", "mail.mbox"), ("markdown", "notes")] {
+        let s = memtree(&store, &["ingest", "--format", format, demo.join(file).to_str().unwrap()], None);
+        assert_eq!(s.code, Some(0), "{}", s.err);
+    }
+    let out = ask(&store, "2023-05-29", "what problem did the drivers report last week?", 5);
+    let texts = contents(&out);
+    assert!(texts.iter().take(3).any(|t| t.contains("HER-118") || t.contains("duplicate")), "{texts:#?}");
+    for h in out["hits"].as_array().unwrap() {
+        let t = h["time_range_start"].as_str().unwrap();
+        assert!(("2023-05-22".."2023-05-29").contains(&t), "{t}");
+    }
+}
+
+/// `bench recall` asks the time-question set of a dated conversation and prints its table.
+#[test]
+fn the_harness_asks_time_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    let turns = |s: u32, n: u32| -> Value {
+        (0..n)
+            .map(|i| {
+                serde_json::json!({"speaker": if i % 2 == 0 {"Ana"} else {"Ben"}, "dia_id": format!("D{s}:{i}"),
+                "text": format!("Session {s} message {i} about the garden and the {} plan", ["tomato", "bean", "pea"][i as usize % 3])})
+            })
+            .collect()
+    };
+    let corpus = serde_json::json!([{
+        "sample_id": "tiny",
+        "conversation": {
+            "speaker_a": "Ana", "speaker_b": "Ben",
+            "session_1_date_time": "10:00 am on 8 May, 2023", "session_1": turns(1, 4),
+            "session_2_date_time": "3:00 pm on 11 May, 2023", "session_2": turns(2, 3),
+        },
+        "qa": [{"question": "What did Ana say about tomatoes?", "answer": "x", "evidence": ["D1:0"], "category": 4}],
+    }]);
+    let path = dir.path().join("tiny.json");
+    std::fs::write(&path, corpus.to_string()).unwrap();
+    let s = memtree(
+        &dir.path().join("unused"),
+        &["bench", "recall", "--corpus", path.to_str().unwrap(), "--systems", "walk", "--time-min-turns", "2"],
+        None,
+    );
+    assert_eq!(s.code, Some(0), "{}", s.err);
+    assert!(s.out.contains("| phrasing | questions | precision@10 | top hit inside |"), "{}", s.out);
+    // Two days, each asked three ways; every answer inside its day.
+    for p in ["with-year", "without-year", "yesterday"] {
+        assert!(s.out.contains(&format!("| {p} | 2 | 100.0 | 100.0 |")), "{p}: {}", s.out);
+    }
 }
 
 #[test]

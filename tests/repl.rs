@@ -163,12 +163,12 @@ fn sources_and_forget_in_a_session() {
     assert!(s.err.contains("usage: :forget SOURCE_ID"), "{}", s.err);
 }
 
-/// The demo is re-dated to end at the session's clock (`--now`, here Monday 11 March 2024:
-/// the story's last day, Friday 26 May 2023, becomes that day), so "last week" reads 4–10
-/// March, the story's 19–25 May: of its two deploys (10 and 25 May) the HER-118 fix of 25
-/// May comes first, the other one after it.
+/// The demo is re-dated so that its final week is the session's last week (`--now`, here
+/// Monday 11 March 2024: the story's 22–28 May 2023 become 4–10 March, by whole weeks), so
+/// "last week" asks about it: the HER-118 fix of Thursday 25 May is found on Thursday 7 March,
+/// and the story's other deploy (10 May) lies outside the window, so it is not given.
 #[test]
-fn the_demo_ends_now_and_last_week_means_the_week_before() {
+fn the_demo_ends_last_week_and_last_week_bounds_the_answer() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     let s = repl(&store, &["--demo", "--now", "2024-03-11"], ":now\n:json\nwhat was deployed last week?\n:demo\n");
@@ -178,16 +178,17 @@ fn the_demo_ends_now_and_last_week_means_the_week_before() {
     let out: serde_json::Value = serde_json::from_str(json).unwrap();
     let hits = out["hits"].as_array().unwrap();
     let (from, to) = ("2024-03-04T00:00:00.000Z", "2024-03-10T23:59:59.999Z");
+    assert_eq!(out["explain"]["time_window"], serde_json::json!([from, to]));
     assert_eq!(hits[0]["explain"]["time_window"], serde_json::json!([from, to]));
     assert!(hits[0]["content"].as_str().unwrap().contains("HER-118 fix deployed"), "{json}");
-    // The story's 25 May 17:00 at its time of day: re-dated by whole days.
-    assert_eq!(hits[0]["time_range_start"], "2024-03-10T17:00:00.000Z");
-    // The window is a boost, not a filter: the deploy of the story's 10 May, outside it, is
-    // still found, below.
-    let other = hits.iter().position(|h| h["content"].as_str().unwrap().contains("New certificate deployed"));
-    assert!(other.is_some_and(|i| i > 0), "{json}");
-    let t = hits[other.unwrap()]["time_range_start"].as_str().unwrap();
-    assert!(!(from..=to).contains(&t), "{t}");
+    // The story's Thursday 25 May 17:00: a Thursday still, at its time of day.
+    assert_eq!(hits[0]["time_range_start"], "2024-03-07T17:00:00.000Z");
+    // The window bounds the answer: every hit lies inside it, so the other deploy is not given.
+    for h in hits {
+        let t = h["time_range_start"].as_str().unwrap();
+        assert!((from..=to).contains(&t), "{t} outside the window: {json}");
+        assert!(!h["content"].as_str().unwrap().contains("New certificate deployed"), "{json}");
+    }
     // A second load would copy the chat under new ids: refused.
     assert!(s.err.contains("error: the demo corpus is already loaded"), "{}", s.err);
 }

@@ -136,6 +136,10 @@ enum BenchCmd {
         /// before any weight, to try other weights offline (scripts/walk_weights.py).
         #[arg(long)]
         candidates: Option<PathBuf>,
+        /// Ask the time-question set about every conversation day with at least this many
+        /// turns (0: not at all); its table follows the recall table.
+        #[arg(long, default_value_t = 10)]
+        time_min_turns: usize,
         /// Keep the harness stores in this folder and reuse them on the next run (ingest is
         /// idempotent): read-path experiments then skip embedding every leaf.
         #[arg(long)]
@@ -289,6 +293,7 @@ struct RecallRun<'a> {
     per_question: Option<&'a Path>,
     candidates: Option<&'a Path>,
     keep_stores: Option<&'a Path>,
+    time_min_turns: usize,
 }
 
 /// `items` as JSON lines in `path`.
@@ -334,6 +339,8 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
         walk: r.walk,
         reuse_stores: r.keep_stores.is_some(),
         candidates: r.candidates.is_some(),
+        now_ms: cli.now,
+        time_min_turns: r.time_min_turns,
     };
     let pb = ProgressBar::new_spinner();
     let t = std::time::Instant::now();
@@ -384,6 +391,9 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
             stdout_line(&format!("| {name} | {b} | {} | {p50} |", vals.join(" | ")))?;
         }
     }
+    for line in report.time_table() {
+        stdout_line(&line)?;
+    }
     Ok(())
 }
 
@@ -406,7 +416,19 @@ fn run(cli: &Cli) -> Result<()> {
         _ => {}
     }
     if let Cmd::Bench {
-        what: BenchCmd::Recall { corpus, k, pooled, systems, out, walk, per_question, candidates, keep_stores },
+        what:
+            BenchCmd::Recall {
+                corpus,
+                k,
+                pooled,
+                systems,
+                out,
+                walk,
+                per_question,
+                candidates,
+                keep_stores,
+                time_min_turns,
+            },
     } = &cli.cmd
     {
         let wp = WalkParams::from_cli(walk)?;
@@ -422,6 +444,7 @@ fn run(cli: &Cli) -> Result<()> {
                 per_question: per_question.as_deref(),
                 candidates: candidates.as_deref(),
                 keep_stores: keep_stores.as_deref(),
+                time_min_turns: *time_min_turns,
             },
         );
     }

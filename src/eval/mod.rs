@@ -2,6 +2,7 @@
 
 pub mod corpus;
 pub mod recall;
+pub mod time_questions;
 
 /// The harness's corpus format: LoCoMo-shaped JSON, one conversation (or one set of imported
 /// files) a sample.

@@ -4,6 +4,10 @@
 //! context budget.
 
 use super::corpus::{Sample, evidence_key};
+use super::time_questions::{
+    JUDGED, Phrasing, TimeFigures, TimeOutcome, aggregate as time_aggregate, judge, time_questions,
+};
+use crate::clock::ManualClock;
 use crate::embed::Rows;
 use crate::error::Result;
 use crate::ingest::import::Format;
@@ -18,6 +22,7 @@ use crate::retrieval::{Fusion, Scope, WalkArgs, WalkParams, walk};
 use crate::store::{Fts5Baseline, NodeReads};
 use crate::types::NodeId;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Category names by LoCoMo number.
@@ -54,6 +59,13 @@ pub struct RecallConfig {
     pub reuse_stores: bool,
     /// Keep what walk scored for each question (`RecallReport::candidates`).
     pub candidates: bool,
+    /// The clock questions are asked at, epoch ms (`--now`); `None` = the end of the day
+    /// after the store's newest leaf: a user asks about a conversation after it, and "in May"
+    /// or "last week" are read from there, not from the day the harness runs.
+    pub now_ms: Option<i64>,
+    /// Ask the time-question set (`time_questions.rs`) about every day with at least this
+    /// many turns (per-conversation setting only; 0 = none).
+    pub time_min_turns: usize,
 }
 
 /// Per-question outcome of one system.
@@ -96,6 +108,9 @@ pub struct RecallReport {
     pub questions: usize,
     /// Figures by system name.
     pub systems: BTreeMap<String, SystemReport>,
+    /// The time-question set's figures by phrasing (`time_questions.rs`), walk only.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub time: BTreeMap<String, TimeFigures>,
     /// One row per question and system, in the order asked (not in the JSON report; the CLI
     /// writes it as JSON lines on request).
     #[serde(skip)]
@@ -176,12 +191,17 @@ pub fn run(
     let mut questions = 0;
     let mut per_question = Vec::new();
     let mut candidates = Vec::new();
+    let mut time_outcomes: Vec<(Phrasing, TimeOutcome)> = Vec::new();
     for (gi, group) in groups.iter().enumerate() {
         let dir = work_dir.join(format!("store-{gi}"));
         if !cfg.reuse_stores {
             let _ = std::fs::remove_dir_all(&dir);
         }
-        let mut mem = Memory::open_with(&dir, opts.clone())?;
+        // The harness's own clock: the wall clock while writing, then the moment questions
+        // are asked (`RecallConfig::now_ms`), moved per time question.
+        let clock = ManualClock::new(chrono::Utc::now().timestamp_millis());
+        let opts = OpenOptions { clock: Arc::new(clock.clone()), ..opts.clone() };
+        let mut mem = Memory::open_with(&dir, opts)?;
         for c in group {
             progress(&format!("ingest {}", c.sample_id()));
             match c {
@@ -203,7 +223,9 @@ pub fn run(
         mem.flush()?;
         let mem = mem.as_reader();
         let fts = Fts5Baseline::build(mem.store())?;
-        let refs = leaf_refs(mem)?;
+        let (refs, newest) = leaf_refs(mem)?;
+        let ask_at = cfg.now_ms.unwrap_or_else(|| day_after(newest));
+        clock.set(ask_at);
         for c in group {
             progress(&format!("ask {}", c.sample_id()));
             // The source of a conversation's leaves (`None` for imported files), and the
@@ -265,12 +287,35 @@ pub fn run(
                     });
                 }
             }
+            if let Sample::Conversation(c) = c
+                && !cfg.pooled
+                && cfg.time_min_turns > 0
+                && cfg.systems.iter().any(|s| s == "walk")
+            {
+                for tq in time_questions(c, cfg.time_min_turns) {
+                    clock.set(tq.now_ms.unwrap_or(ask_at));
+                    let args = WalkArgs { limit: JUDGED, params: cfg.walk, ..WalkArgs::new(tq.question.as_str()) };
+                    let hits = walk(mem, &args, &Scope::all())?.hits;
+                    let spans: Vec<(i64, i64)> = hits
+                        .iter()
+                        .map(|h| {
+                            (
+                                crate::retrieval::parse_rfc3339(&h.time_range_start),
+                                crate::retrieval::parse_rfc3339(&h.time_range_end),
+                            )
+                        })
+                        .collect();
+                    time_outcomes.push((tq.phrasing, judge(&tq, &spans)));
+                }
+                clock.set(ask_at);
+            }
         }
     }
     let mut report = RecallReport {
         setting: if cfg.pooled { "pooled".into() } else { "per-conversation".into() },
         questions,
         systems: BTreeMap::new(),
+        time: time_aggregate(&time_outcomes),
         per_question,
         candidates,
     };
@@ -278,6 +323,31 @@ pub fn run(
         report.systems.insert(sys, aggregate(&outs, &cfg.ks));
     }
     Ok(report)
+}
+
+impl RecallReport {
+    /// The time-question set's table (Markdown lines, none when it was not asked).
+    pub fn time_table(&self) -> Vec<String> {
+        if self.time.is_empty() {
+            return Vec::new();
+        }
+        let mut out = vec![
+            String::new(),
+            "time questions (walk; one day each, three phrasings): precision@10 inside the day, top hit inside it, %"
+                .into(),
+            "| phrasing | questions | precision@10 | top hit inside |".into(),
+            "|---|---:|---:|---:|".into(),
+        ];
+        for (name, f) in &self.time {
+            out.push(format!(
+                "| {name} | {} | {:.1} | {:.1} |",
+                f.questions,
+                100.0 * f.precision_at_10,
+                100.0 * f.top_inside
+            ));
+        }
+        out
+    }
 }
 
 /// The name of a LoCoMo category number (`other` for one outside 1–5).
@@ -308,11 +378,19 @@ impl LeafRef {
     }
 }
 
-/// What names each leaf as evidence, by leaf id.
-fn leaf_refs(mem: &MemoryReader) -> Result<HashMap<NodeId, LeafRef>> {
+/// The last millisecond of the day after `ms`'s (UTC).
+fn day_after(ms: i64) -> i64 {
+    const DAY_MS: i64 = 86_400_000;
+    (ms.div_euclid(DAY_MS) + 2) * DAY_MS - 1
+}
+
+/// What names each leaf as evidence, by leaf id; and the newest leaf's time.
+fn leaf_refs(mem: &MemoryReader) -> Result<(HashMap<NodeId, LeafRef>, i64)> {
     let mut out = HashMap::new();
+    let mut newest = 0;
     mem.store().for_each_node(|n| {
         if n.is_leaf() {
+            newest = newest.max(n.time_end_ms);
             let scope = n.tree_id.scope().to_string();
             // A LoCoMo turn's source_ref is `locomo:<sample>#<dia_id>` under its own source.
             let dia_id = n
@@ -326,7 +404,7 @@ fn leaf_refs(mem: &MemoryReader) -> Result<HashMap<NodeId, LeafRef>> {
         }
         Ok(())
     })?;
-    Ok(out)
+    Ok((out, newest))
 }
 
 /// The ranked leaves of one system, or `None` when it cannot run (no model).

@@ -82,13 +82,18 @@ pub struct QueryResponse {
     pub total: usize,
     /// `total > hits.len()`.
     pub truncated: bool,
+    /// What the mode says about the response as a whole: walk gives the time window it was
+    /// bounded by, whether the question was about that time only, and notes (a date that is
+    /// not one, a reversed range, a window after now, nothing inside the window).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub explain: Option<serde_json::Value>,
 }
 
 impl QueryResponse {
     /// Build from hits already truncated and the total before truncation.
     pub fn new(hits: Vec<RetrievalHit>, total: usize) -> Self {
         let truncated = total > hits.len();
-        QueryResponse { hits, total, truncated }
+        QueryResponse { hits, total, truncated, explain: None }
     }
 }
 
@@ -112,6 +117,12 @@ pub fn rfc3339(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
         .unwrap_or_default()
+}
+
+/// Read back a hit's RFC 3339 time ([`rfc3339`]'s inverse), epoch ms; 0 for a time that
+/// does not parse.
+pub fn parse_rfc3339(s: &str) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(s).map_or(0, |t| t.timestamp_millis())
 }
 
 /// Turn a stored node into a hit (entities and topics read from the store).

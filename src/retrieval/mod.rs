@@ -14,7 +14,7 @@ pub mod walk;
 pub use cover_window::{CoverWindowArgs, cover_window};
 pub use drill_down::{DrillDownArgs, drill_down};
 pub use fetch_leaves::{FetchLeavesArgs, MAX_IDS as FETCH_LEAVES_MAX, fetch_leaves};
-pub use hit::{EntityMatch, QueryResponse, RetrievalHit, Scope, rfc3339};
+pub use hit::{EntityMatch, QueryResponse, RetrievalHit, Scope, parse_rfc3339, rfc3339};
 pub use query_source::{QuerySourceArgs, query_source};
 pub use rerank::Fusion;
 pub use search_entities::{SearchEntitiesArgs, search_entities};

@@ -85,6 +85,16 @@ pub fn min_max(scores: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// [`min_max`] with the range `max - min` taken as at least `floor` (> 0): the maximum maps
+/// to `(max - min) / floor` when the values span less than `floor`, not to 1.
+pub fn min_max_at_least(scores: &[f64], floor: f64) -> Vec<f64> {
+    let (lo, hi) = scores.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &s| (l.min(s), h.max(s)));
+    if hi - lo >= floor {
+        return min_max(scores);
+    }
+    scores.iter().map(|&s| (s - lo) / floor).collect()
+}
+
 /// [`min_max`] over a map's values (min and max do not depend on the order they are taken
 /// in, so the values are the same as the slice's).
 pub fn min_max_map(scores: &HashMap<NodeId, f64>) -> HashMap<NodeId, f64> {

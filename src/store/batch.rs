@@ -63,6 +63,15 @@ pub(super) fn with_child_list<E: From<rusqlite::Error>>(
     }
 }
 
+/// A node lying inside a time window, with what a time-only question ranks it by.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowNode {
+    /// The node, as the scorer sees it.
+    pub brief: NodeBrief,
+    /// How many entities and topics it carries: what makes a leaf stand out in a day.
+    pub salience: u32,
+}
+
 /// Ids as one JSON array parameter (read back with `json_each`).
 fn id_array(ids: &[NodeId]) -> Result<String> {
     Ok(serde_json::to_string(&ids.iter().map(|i| i.as_str()).collect::<Vec<_>>())?)
@@ -111,6 +120,38 @@ pub trait BatchReads: Reader {
             with_child_list(text_column(r, 0)?, text_column(r, 1)?, &mut f)?;
         }
         Ok(())
+    }
+
+    /// Every node whose envelope lies wholly inside `[since_ms, until_ms]` (what
+    /// `cover_window` covers), by start time then id, with its number of entities and
+    /// topics; at most `limit` (the earliest).
+    fn nodes_inside_with_salience(&self, since_ms: i64, until_ms: i64, limit: usize) -> Result<Vec<WindowNode>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT n.node_id, n.tree_id, n.level, n.parent_id, n.author, n.time_start_ms, n.time_end_ms, n.flags, \
+             (SELECT count(*) FROM node_entities e WHERE e.node_key = n.node_key) \
+             + (SELECT count(*) FROM node_topics t WHERE t.node_id = n.node_id) \
+             FROM nodes n WHERE n.time_start_ms >= ?1 AND n.time_start_ms <= ?2 AND n.time_end_ms <= ?2 \
+             ORDER BY n.time_start_ms, n.node_id LIMIT ?3",
+        )?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map(params![since_ms, until_ms, limit], |r| {
+            let flags: u32 = r.get(7)?;
+            Ok(WindowNode {
+                brief: NodeBrief {
+                    node_id: NodeId(r.get(0)?),
+                    tree_id: TreeId(r.get(1)?),
+                    level: r.get(2)?,
+                    parent_id: r.get::<_, Option<String>>(3)?.map(NodeId),
+                    author: r.get(4)?,
+                    time_start_ms: r.get(5)?,
+                    time_end_ms: r.get(6)?,
+                    assistant: flags & NodeRow::FLAG_ASSISTANT != 0,
+                    instruction: flags & NodeRow::FLAG_INSTRUCTION != 0,
+                },
+                salience: r.get(8)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// `(id, envelope end)` of every summary (level >= 1) of a tree, in no particular order.

@@ -10,7 +10,7 @@ mod recall;
 mod stats;
 mod vectors;
 
-pub use batch::{BatchReads, NodeBrief};
+pub use batch::{BatchReads, NodeBrief, WindowNode};
 pub use entities::{EdgeRow, EntityReads, EntityRow};
 pub use fts5::Fts5Baseline;
 pub use nodes::{BufferStats, NodeKey, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};

@@ -23,6 +23,8 @@ fn every_demo_question_has_all_its_evidence_in_the_demo_store() {
         walk: WalkParams::default(),
         reuse_stores: false,
         candidates: false,
+        now_ms: None,
+        time_min_turns: 0,
     };
     let report = run(&samples, work.path(), &OpenOptions::default(), &cfg, |_| {}).unwrap();
     // The harness keeps only the evidence ids that name a leaf: all of them must survive, or a
@@ -55,6 +57,8 @@ fn dumped_candidates_replay_to_walks_own_ranking() {
         walk: WalkParams::default(),
         reuse_stores: false,
         candidates: true,
+        now_ms: None,
+        time_min_turns: 0,
     };
     let report = run(&samples, work.path(), &OpenOptions::default(), &cfg, |_| {}).unwrap();
     let walked: Vec<_> = report.per_question.iter().filter(|d| d.system == "walk").collect();

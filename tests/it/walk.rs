@@ -270,3 +270,37 @@ fn a_standing_instruction_comes_up_for_a_request_of_its_kind() {
         assert_eq!(flagged, h.content.contains("syntax highlighting"), "only the instruction is one: {}", h.content);
     }
 }
+
+/// A note written a moment ago has no vector yet (a deferred writer, as the REPL and the MCP
+/// server write): walk asked at once must not rank it below notes that share no word with the
+/// question just because their cosine is the best of a weak lot. The dense signal abstains
+/// for it, and scaling gives a weak best cosine only part of the dense share.
+#[test]
+fn a_note_without_its_vector_yet_is_ranked_by_its_words() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    for (id, body) in [
+        ("doc:garden.md", "Tomatoes need staking in June and watering every other day."),
+        ("doc:bikes.md", "The commuter bike needs a new chain and brake pads."),
+    ] {
+        let call = json!({"mode": "ingest_document", "source_id": id, "title": id, "body": body});
+        w(&mut mem, call);
+    }
+    drop(mem);
+    let mut deferred = Memory::open_with(
+        fx.dir.path(),
+        memtree::OpenOptions { embedding: memtree::Embedding::Deferred, ..fx.options() },
+    )
+    .unwrap();
+    let call = json!({"mode": "ingest_document", "source_id": "doc:kiln.md", "title": "Kiln",
+        "body": "The pottery kiln firing schedule: bisque on Monday, glaze on Thursday."});
+    w(&mut deferred, call);
+    assert!(deferred.as_reader().stats().unwrap().vectors_pending > 0, "the new note waits for its vector");
+    let v = w(&mut deferred, json!({"mode": "walk", "query": "kiln firing schedule", "limit": 3}));
+    let first = &v["hits"][0];
+    assert!(first["content"].as_str().unwrap().contains("kiln firing"), "{v:#}");
+    // The other notes share no word with the question: their dense share is not the whole.
+    for h in v["hits"].as_array().unwrap().iter().skip(1) {
+        assert!(h["explain"]["signals"]["dense"].as_f64().unwrap() < 1.0, "{h:#}");
+    }
+}

@@ -15,6 +15,7 @@ mod slack;
 pub use jsonl::read_chat_jsonl;
 pub use markdown::{FileIssue, Note, NoteFolder, NoteOptions, read_markdown_dir, read_notes};
 pub use mbox::read_mbox;
+pub use rebase::last_week_shift;
 pub use slack::read_slack_export;
 
 use crate::error::{Error, Result};

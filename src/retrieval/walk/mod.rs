@@ -11,10 +11,11 @@ mod role;
 mod router;
 mod score;
 mod time;
+mod timeline;
 
 pub use params::{Ordering, PRESETS, WalkParams};
 pub use query::{QueryAnalysis, analyse_query};
 pub use rank::Origin;
 pub use router::{Branch, WalkArgs, WalkCandidates, walk, walk_candidates};
 pub use score::{CandidateSignals, replay};
-pub use time::time_window;
+pub use time::{TimeReading, mentions_time_within, read_time, time_window};

@@ -1,5 +1,6 @@
 //! Query analysis: the question's entities (gazetteer + rules, case- and
-//! possessive-insensitive), its content words (stop and wh-words removed).
+//! possessive-insensitive), its content words (stop and wh-words removed), the time it
+//! names, and whether it asks about nothing but that time.
 
 use crate::entities::ExtractOptions;
 use crate::reader::MemoryReader;
@@ -20,8 +21,16 @@ pub struct QueryAnalysis {
     /// a name left in the embedding pulls in the other speaker's turns that merely
     /// address that person ("Thanks, Melanie!").
     pub dense: String,
-    /// A time window the question names ("last week", "in May 2023"), epoch ms.
+    /// A time window the question names ("last week", "in May 2023"), epoch ms: the answer
+    /// lies inside it (SPEC §5.1).
     pub window: Option<(i64, i64)>,
+    /// How the time was read when not as written (an impossible date, a reversed range, a
+    /// window after now): said in the response's `explain`.
+    pub time_note: Option<String>,
+    /// The question asks about its window and nothing else ("what happened yesterday?",
+    /// "catch me up on last week"): no entity, and no word left once the words that name or
+    /// frame the time are gone. Answered from the tree (`timeline.rs`), not by relevance.
+    pub time_only: bool,
     /// The question asks what the host's assistant said or advised (`role.rs`).
     pub asks_assistant: bool,
     /// The question asks in what order things happened (`history.rs`).
@@ -36,6 +45,9 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let mut found = mem.extractor().extract(q, mem.derived().gazetteer(), opts);
     // Registry aliases added by hand resolve at once (the vault is the source of truth).
     found.extend(mem.with_aliases(|g| mem.extractor().extract(q, g, opts)));
+    // A surface made only of words of time names a time, whatever the store has filed under
+    // it (a chat's "Yesterday, …" can be mistaken for a name at ingest): it is read as time.
+    found.retain(|m| !crate::text::words(&m.surface).all(|w| crate::text::is_time_word(&w)));
     let mut entities: Vec<EntityId> = found.iter().map(|m| m.id.clone()).collect();
     entities.sort();
     entities.dedup();
@@ -52,24 +64,138 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         .collect();
     let surfaces: Vec<&str> =
         found.iter().filter(|m| m.kind == EntityKind::Person).map(|m| m.surface.as_str()).collect();
-    let dense = without_names(q, &surfaces);
-    let words: Vec<String> = content_words(q).collect();
-    let mut lexical = if words.is_empty() { q.to_string() } else { words.join(" ") };
+    let time = super::time::read_time(q, mem.now_ms());
+    // A question that names a time is answered from inside it: the words that name or frame
+    // the time ("what happened", "last", "Tuesday") would only match other days' text.
+    let names_time = time.window.is_some() || time.note.is_some();
+    let mut dense = without_names(q, &surfaces);
+    if names_time {
+        dense = without_time_words(&dense);
+    }
+    let mut words: Vec<String> = content_words(q).collect();
+    if names_time {
+        words.retain(|w| !frames_time(w));
+    }
+    let time_only = names_time && words.is_empty() && entities.is_empty();
+    let mut lexical = if words.is_empty() && !names_time { q.to_string() } else { words.join(" ") };
     if about {
         // What answers "who is X" says who X is: "who's who", "X, who leads…".
         lexical.push_str(" who");
     }
-    let window = super::time::time_window(q, mem.now_ms());
+    if dense.trim().is_empty() {
+        dense = q.to_string();
+    }
     QueryAnalysis {
         entities,
         people,
         lexical,
         dense,
-        window,
+        window: time.window,
+        time_note: time.note,
+        time_only,
         asks_assistant: super::role::asks_for_assistant(q),
         asks_order: super::history::asks_for_order(q),
         asks_summary: super::history::asks_for_summary(q),
     }
+}
+
+/// Words that only frame a question about a time: what happened, what we talked about, what
+/// is new, catch me up. With a window named, they say "tell me about that time", not what
+/// to look for. Besides these, the words of time themselves (`is_time_word`, ordinals,
+/// day and year numbers) frame it.
+const FRAMING: &[&str] = &[
+    "happen",
+    "happened",
+    "happening",
+    "happens",
+    "talk",
+    "talked",
+    "talking",
+    "discuss",
+    "discussed",
+    "discussing",
+    "chat",
+    "chatted",
+    "say",
+    "said",
+    "did",
+    "does",
+    "done",
+    "doing",
+    "going",
+    "went",
+    "new",
+    "news",
+    "catch",
+    "anything",
+    "everything",
+    "something",
+    "stuff",
+    "thing",
+    "things",
+    "tell",
+    "show",
+    "give",
+    "remind",
+    "recap",
+    "summary",
+    "summarise",
+    "summarize",
+    "overview",
+    "update",
+    "updates",
+    "get",
+    "got",
+    "work",
+    "worked",
+    "working",
+    "since",
+    "during",
+    "until",
+    "till",
+    "through",
+    "from",
+    "ago",
+    "latest",
+    "recent",
+    "recently",
+    "day's",
+    "week's",
+    "month's",
+    "year's",
+    "yesterday's",
+    "today's",
+    "earlier",
+    "later",
+];
+
+/// True for a content word that only names or frames the time a question asks about.
+fn frames_time(w: &str) -> bool {
+    crate::text::is_time_word(w) || FRAMING.contains(&w) || is_date_number(w)
+}
+
+/// "13th", "1st", "2023", "13": numbers a date is written with.
+fn is_date_number(w: &str) -> bool {
+    let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &w[digits.len()..];
+    !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit())
+        && matches!(suffix, "" | "st" | "nd" | "rd" | "th")
+        && digits.parse::<u32>().is_ok_and(|n| (1..=31).contains(&n) || (1900..=2200).contains(&n))
+}
+
+/// `q` without the words that name a time (the dense text of a question that names one).
+fn without_time_words(q: &str) -> String {
+    q.split_whitespace()
+        .filter(|w| {
+            let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+            bare.is_empty()
+                || !(crate::text::is_time_word(&bare)
+                    || is_date_number(&bare)
+                    || bare.contains('-') && bare.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// True for a question asking who someone named in `people` is, and nothing else ("Who is
@@ -101,7 +227,7 @@ fn without_names(q: &str, names: &[&str]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{asks_who, without_names};
+    use super::{asks_who, frames_time, without_names, without_time_words};
 
     #[test]
     fn identity_questions_are_told_apart() {
@@ -113,6 +239,21 @@ mod tests {
         assert!(!who("What is Maya's role?"));
         assert!(!who("Who is one of Tim's sources of inspiration?"));
         assert!(!who("Who is Jill?"));
+    }
+
+    #[test]
+    fn words_that_frame_a_time_are_told_from_topics() {
+        for w in ["happened", "yesterday", "tuesday", "13th", "2023", "last", "week", "talked", "may"] {
+            assert!(frames_time(w), "{w}");
+        }
+        for w in ["budget", "cutover", "maya", "300", "2500", "release", "deploy"] {
+            assert!(!frames_time(w), "{w}");
+        }
+        assert_eq!(
+            without_time_words("what did Maya say about the budget last week?"),
+            "what did Maya say about the budget"
+        );
+        assert_eq!(without_time_words("the outage on 2023-05-13"), "the outage on");
     }
 
     #[test]

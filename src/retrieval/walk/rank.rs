@@ -32,6 +32,12 @@ pub enum Origin {
     /// The assistant's reply to a person's message ranked above it, brought in for a
     /// question that asks for a summary (`history.rs`).
     Reply,
+    /// A time-only question's answer (`timeline.rs`): a topmost summary inside the window.
+    WindowSummary,
+    /// A time-only question's answer: an in-window leaf carrying many entities and topics.
+    WindowSalient,
+    /// A time-only question's answer: the window's other leaves, in time order.
+    WindowTime,
 }
 
 /// A leaf in its branch's order.
@@ -154,9 +160,27 @@ mod tests {
 
     #[test]
     fn tags_serialise_to_the_explain_strings() {
-        let tags = [Origin::Global, Origin::OccurrenceGlobal, Origin::Local, Origin::GlobalFill, Origin::Reply];
+        let tags = [
+            Origin::Global,
+            Origin::OccurrenceGlobal,
+            Origin::Local,
+            Origin::GlobalFill,
+            Origin::Reply,
+            Origin::WindowSummary,
+            Origin::WindowSalient,
+            Origin::WindowTime,
+        ];
         let got: Vec<_> = tags.iter().map(|t| serde_json::to_value(t).unwrap()).collect();
-        let want = [json!("global"), json!("occurrence_global"), json!("local"), json!("global_fill"), json!("reply")];
+        let want = [
+            json!("global"),
+            json!("occurrence_global"),
+            json!("local"),
+            json!("global_fill"),
+            json!("reply"),
+            json!("window_summary"),
+            json!("window_salient"),
+            json!("window_time"),
+        ];
         assert_eq!(got, want);
         let branches = [Branch::Global, Branch::OccurrenceGlobal, Branch::Local];
         let got: Vec<_> = branches.iter().map(|b| serde_json::to_value(b).unwrap()).collect();

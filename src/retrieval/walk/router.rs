@@ -8,6 +8,7 @@ use super::params::WalkParams;
 use super::query::{QueryAnalysis, analyse_query};
 use super::rank::{Coverage, Ranked, rank};
 use super::score::{CandidateSignals, candidate_signals, score_leaves};
+use super::timeline::timeline;
 use crate::error::{Error, Result};
 use crate::graph::related_pairs;
 use crate::index::{IndexSearcher, LevelFilter, NodeDoc, SearchFilter};
@@ -74,6 +75,18 @@ struct Route {
 /// score): for those, hits are in that order rather than by `score`.
 pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryResponse> {
     let (qa, flt, route) = prepare(mem, args, scope)?;
+    let mut time = TimeExplain::new(&qa, &flt);
+    if time.disjoint {
+        return Ok(time.attach(QueryResponse::new(Vec::new(), 0)));
+    }
+    if qa.time_only {
+        let response = match flt.window_ms {
+            Some(w) => timeline_response(mem, &qa, w, &flt, args.limit)?,
+            // "What happened on February 30?": no day to answer from, and no topic either.
+            None => QueryResponse::new(Vec::new(), 0),
+        };
+        return Ok(time.attach(response));
+    }
     let scored = score_leaves(mem, &qa, &flt, &args.params, &route.local)?;
     let coverage = Coverage::new(mem, qa.entities.iter().map(|e| e.as_str()));
     let mut ranked = rank(route.branch, scored, &route.local, args.limit, args.params.ordering, &coverage)?;
@@ -87,6 +100,85 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     ranked.truncate(args.limit);
     let mut hits = to_hits(mem, &qa, &route, ranked, &coverage)?;
     attach_snippets(mem, &qa.lexical, &mut hits)?;
+    Ok(time.attach(QueryResponse::new(hits, total)))
+}
+
+/// What the response says about the time a walk was bounded by (`QueryResponse.explain`):
+/// the window, how it was read, and, when nothing lies inside it, that — rather than hits
+/// from other dates.
+struct TimeExplain {
+    /// The window the walk was bounded by (the question's, within `time_window_days`).
+    window: Option<(i64, i64)>,
+    time_only: bool,
+    notes: Vec<String>,
+    /// The question's window and `time_window_days` do not overlap.
+    disjoint: bool,
+}
+
+impl TimeExplain {
+    fn new(qa: &QueryAnalysis, flt: &SearchFilter) -> Self {
+        let mut notes: Vec<String> = qa.time_note.iter().cloned().collect();
+        let disjoint = flt.window_ms.is_some_and(|(a, b)| a > b);
+        if disjoint {
+            notes.push("the question's time and `time_window_days` do not overlap: nothing can lie in both".into());
+        }
+        TimeExplain { window: qa.window.and(flt.window_ms), time_only: qa.time_only, notes, disjoint }
+    }
+
+    /// `r` with the time explained, when the question named one.
+    fn attach(&mut self, mut r: QueryResponse) -> QueryResponse {
+        if self.window.is_none() && self.notes.is_empty() {
+            return r;
+        }
+        if let Some((a, b)) = self.window
+            && r.hits.is_empty()
+            && !self.disjoint
+        {
+            self.notes.push(format!(
+                "nothing lies inside the window {} to {}: no hit from other dates is given instead",
+                crate::retrieval::rfc3339(a),
+                crate::retrieval::rfc3339(b)
+            ));
+        }
+        r.explain = Some(json!({
+            "time_window": self.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
+            "time_only": self.time_only,
+            "notes": self.notes,
+        }));
+        r
+    }
+}
+
+/// A time-only question's answer (`timeline.rs`): the window's summaries, then its salient
+/// leaves, then the rest in time order; `score` falls with the position (1 for the first).
+fn timeline_response(
+    mem: &MemoryReader,
+    qa: &QueryAnalysis,
+    window: (i64, i64),
+    flt: &SearchFilter,
+    limit: usize,
+) -> Result<QueryResponse> {
+    let (chosen, total) = timeline(mem, window, flt, limit)?;
+    let ids: Vec<NodeId> = chosen.iter().map(|c| c.node_id.clone()).collect();
+    let mut rows: HashMap<NodeId, NodeRow> =
+        mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
+    let n = chosen.len().max(1) as f64;
+    let mut hits = Vec::with_capacity(chosen.len());
+    for (i, c) in chosen.into_iter().enumerate() {
+        let node = rows.remove(&c.node_id).ok_or_else(|| Error::Corrupt {
+            what: format!("node {}", c.node_id.as_str()),
+            reason: "in the window but not readable".into(),
+        })?;
+        let mut h = to_hit(mem, &node, 1.0 - i as f64 / n)?;
+        h.explain = Some(json!({
+            "branch": "timeline",
+            "from": c.from,
+            "salience": c.salience,
+            "time_window": qa.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
+        }));
+        hits.push(h);
+    }
+    attach_snippets(mem, "", &mut hits)?;
     Ok(QueryResponse::new(hits, total))
 }
 
@@ -131,12 +223,15 @@ fn prepare(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<(QueryA
         return Err(Error::invalid("walk.query", "must not be blank"));
     }
     let qa = analyse_query(mem, &args.query);
-    let flt = SearchFilter {
-        levels: LevelFilter::Leaves,
-        scopes: scope.0.clone(),
-        window_ms: args.time_window_days.map(|d| (mem.now_ms() - (d * 86_400_000.0) as i64, i64::MAX / 2)),
-        ..SearchFilter::default()
+    // The question's window bounds the walk (SPEC §5.1), within `time_window_days` when both
+    // are given (an empty intersection is kept as such: `since > until`, nothing passes).
+    let recent = args.time_window_days.map(|d| (mem.now_ms() - (d * 86_400_000.0) as i64, i64::MAX / 2));
+    let window_ms = match (recent, qa.window) {
+        (Some((a1, b1)), Some((a2, b2))) => Some((a1.max(a2), b1.min(b2))),
+        (w, None) | (None, w) => w,
     };
+    let flt =
+        SearchFilter { levels: LevelFilter::Leaves, scopes: scope.0.clone(), window_ms, ..SearchFilter::default() };
     let route = route(mem, &qa, &flt, args)?;
     Ok((qa, flt, route))
 }

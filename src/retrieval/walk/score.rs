@@ -15,19 +15,27 @@
 
 use super::params::WalkParams;
 use super::query::QueryAnalysis;
+use super::time::mentions_time_within;
 use crate::embed::{Rows, VectorMatrix};
 use crate::error::Result;
 use crate::index::{IndexSearcher, LevelFilter, SearchFilter};
 use crate::reader::MemoryReader;
-use crate::retrieval::rerank::{Fusion, min_max, min_max_map};
-use crate::store::{BatchReads, NodeBrief};
+use crate::retrieval::rerank::{Fusion, min_max, min_max_at_least, min_max_map};
+use crate::store::{BatchReads, NodeBrief, NodeReads};
 use crate::types::{NodeId, TreeId};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
-/// A named time window brings in its own best BM25 matches: `candidates / WINDOW_SHARE` of
-/// them (they get the time boost).
-const WINDOW_SHARE: usize = 4;
+/// A window that holds at most this many leaves is searched densely inside it (each leaf's
+/// cosine read): the store-wide dense top would mostly lie outside a narrow window. A wider
+/// window takes the store-wide dense top, filtered.
+const WINDOW_SCAN: usize = 20_000;
+
+/// The dense signal's min-max range is at least this (in raw dense units: own cosine plus
+/// the weighted neighbours' and session's): among a few candidates whose best cosine is weak,
+/// the best gets a fraction of the dense share, not all of it. Hundreds of candidates span
+/// more than this (walk's answers on the recall corpora do not change).
+const DENSE_RANGE_FLOOR: f64 = 0.3;
 
 /// Parent summaries scored for the session signal (the BM25 top this many summaries; a
 /// leaf whose parent is not among them gets 0).
@@ -56,9 +64,10 @@ struct DenseQuery<'a> {
 }
 
 impl DenseQuery<'_> {
-    /// Cosine of the question with `id`'s vector (0 when none is held).
-    fn cosine(&self, id: &str) -> f64 {
-        f64::from(self.vectors.cosine(self.q, id).unwrap_or(0.0))
+    /// Cosine of the question with `id`'s vector (`None` while it has none: just written,
+    /// its vector still being made).
+    fn cosine(&self, id: &str) -> Option<f64> {
+        self.vectors.cosine(self.q, id).map(f64::from)
     }
 }
 
@@ -75,8 +84,8 @@ struct Context {
 /// One row's signals before normalisation.
 struct Raw {
     lexical: Vec<f64>,
-    /// Empty without the dense signal.
-    dense: Vec<f64>,
+    /// Empty without the dense signal; `None` for a row without its vector yet.
+    dense: Vec<Option<f64>>,
 }
 
 /// Score leaves for `qa`: the first-stage candidates plus `extra` (e.g. a local branch's
@@ -124,6 +133,7 @@ pub fn candidate_signals(
                 cosine: p.cosine,
                 neighbours_cosine: p.neighbours_cosine,
                 session_cosine: p.session_cosine,
+                pending: p.pending,
                 speaker,
                 in_window,
                 assistant: n.assistant,
@@ -158,6 +168,9 @@ pub struct CandidateSignals {
     pub neighbours_cosine: f64,
     /// The cosine with its session's vector.
     pub session_cosine: f64,
+    /// It has no vector yet (written a moment ago): scored by its lexical signal alone.
+    #[serde(default)]
+    pub pending: bool,
     /// Its parent summary's normalised BM25 (0 outside the top summaries).
     pub parent: f64,
     /// Written by a person the question names.
@@ -185,6 +198,8 @@ struct Parts {
     cosine: f64,
     neighbours_cosine: f64,
     session_cosine: f64,
+    /// No vector of its own yet: the dense signal abstains for it.
+    pending: bool,
 }
 
 /// The candidates, their context, their own and their neighbours' BM25, their cosines and
@@ -205,8 +220,13 @@ fn gather(
         _ => None,
     };
     let dense = held.as_ref().map(|(q, d)| DenseQuery { q: q.as_slice(), vectors: d.vectors() });
-    let (cand, mut bm25) = first_stage(&searcher, qa, flt, params, extra, dense)?;
-    let ctx = context(mem, flt, cand)?;
+    let (mut cand, mut bm25) = first_stage(&searcher, qa, flt, params, extra, dense)?;
+    let later = told_later(mem, &searcher, qa, flt, params, dense)?;
+    for (id, s) in &later {
+        cand.insert(id.clone());
+        bm25.entry(id.clone()).or_insert(*s);
+    }
+    let ctx = context(mem, flt, cand, &later)?;
     // Neighbours outside the candidate set have BM25 too: score them among themselves.
     let need: Vec<NodeId> = ctx
         .neighbours
@@ -229,9 +249,9 @@ fn gather(
     Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some() })
 }
 
-/// The candidates: the BM25 top `candidates` leaves, `extra`, the best in-window matches of a
-/// time window the question names, and the dense top `candidates` leaves. Returns them with
-/// the BM25 scores known so far.
+/// The candidates: the BM25 top `candidates` leaves, `extra`, and the dense top `candidates`
+/// leaves (inside the window when one bounds the walk: every in-window leaf when they are
+/// few). Returns them with the BM25 scores known so far.
 fn first_stage(
     searcher: &IndexSearcher,
     qa: &QueryAnalysis,
@@ -243,30 +263,91 @@ fn first_stage(
     let text = qa.lexical.as_str();
     let leaves = SearchFilter { levels: LevelFilter::Leaves, ..flt.clone() };
     let lex = searcher.bm25_top(text, &leaves, params.candidates)?;
-    let mut bm25: HashMap<NodeId, f64> = lex.iter().map(|(id, s)| (id.clone(), f64::from(*s))).collect();
+    let bm25: HashMap<NodeId, f64> = lex.iter().map(|(id, s)| (id.clone(), f64::from(*s))).collect();
     let mut cand: BTreeSet<NodeId> = bm25.keys().cloned().collect();
     cand.extend(extra.iter().cloned());
-    if let Some(w) = qa.window {
-        let inside = SearchFilter { window_ms: Some(w), ..leaves.clone() };
-        for (id, s) in searcher.bm25_top(text, &inside, params.candidates / WINDOW_SHARE)? {
-            cand.insert(id.clone());
-            bm25.entry(id).or_insert(f64::from(s));
+    // A window bounds every candidate (`flt.window_ms`): its leaves are searched densely
+    // inside it, and when few, every one of them is a candidate.
+    let inside = match flt.window_ms {
+        Some(_) => Some(searcher.filtered(&leaves, WINDOW_SCAN)?),
+        None => None,
+    };
+    match (inside, dense) {
+        (Some((ids, total)), _) if total <= params.candidates => cand.extend(ids),
+        (Some((ids, total)), Some(d)) if total <= WINDOW_SCAN => {
+            let mut by_cosine: Vec<(f64, NodeId)> =
+                ids.into_iter().map(|id| (d.cosine(id.as_str()).unwrap_or(0.0), id)).collect();
+            by_cosine.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            cand.extend(by_cosine.into_iter().take(params.candidates).map(|(_, id)| id));
         }
-    }
-    if let Some(d) = dense {
-        for (id, _) in d.vectors.top_k(d.q, params.candidates, Rows::Leaves) {
-            cand.insert(NodeId(id));
+        (Some((ids, _)), None) if text.trim().is_empty() => cand.extend(ids.into_iter().take(params.candidates)),
+        (_, Some(d)) => {
+            for (id, _) in d.vectors.top_k(d.q, params.candidates, Rows::Leaves) {
+                cand.insert(NodeId(id));
+            }
         }
+        (_, None) => {}
     }
     Ok((cand, bm25))
+}
+
+/// For a question that names a time: the leaves written after it that speak of it (the
+/// dinner of 3 May told on 4 May as "yesterday"), among the store-wide BM25 and dense tops,
+/// with their BM25. A question asks about when things happened as often as about when they
+/// were said (LoCoMo's dated questions: 35 of 183 have their evidence told later); such a
+/// leaf counts as inside the window (`mentions_time_within`, read from the leaf's own date).
+fn told_later(
+    mem: &MemoryReader,
+    searcher: &IndexSearcher,
+    qa: &QueryAnalysis,
+    flt: &SearchFilter,
+    params: &WalkParams,
+    dense: Option<DenseQuery<'_>>,
+) -> Result<HashMap<NodeId, f64>> {
+    let (Some(window), Some(_)) = (flt.window_ms, qa.window) else { return Ok(HashMap::new()) };
+    let open = SearchFilter { levels: LevelFilter::Leaves, window_ms: None, ..flt.clone() };
+    let mut pool: HashMap<NodeId, f64> = searcher
+        .bm25_top(&qa.lexical, &open, params.candidates)?
+        .into_iter()
+        .map(|(id, s)| (id, f64::from(s)))
+        .collect();
+    if let Some(d) = dense {
+        for (id, _) in d.vectors.top_k(d.q, params.candidates, Rows::Leaves) {
+            pool.entry(NodeId(id)).or_insert(0.0);
+        }
+    }
+    let ids: Vec<NodeId> = pool.keys().cloned().collect();
+    let mut out = HashMap::new();
+    for n in mem.store().nodes(&ids)? {
+        // Only what was said after the window began can speak of it in the past.
+        let outside = n.time_end_ms < window.0 || n.time_start_ms > window.1;
+        if n.level == 0
+            && outside
+            && n.time_start_ms >= window.0
+            && mentions_time_within(&n.content, n.time_start_ms, window)
+        {
+            let s = pool.get(&n.node_id).copied().unwrap_or(0.0);
+            out.insert(n.node_id, s);
+        }
+    }
+    Ok(out)
 }
 
 /// The rows of the candidates that are leaves passing `flt`, and the neighbours that give
 /// each its context: the turns before and after it among its parent's children (or its
 /// tree's open buffer when not sealed yet).
-fn context(mem: &MemoryReader, flt: &SearchFilter, cand: BTreeSet<NodeId>) -> Result<Context> {
+fn context(
+    mem: &MemoryReader,
+    flt: &SearchFilter,
+    cand: BTreeSet<NodeId>,
+    later: &HashMap<NodeId, f64>,
+) -> Result<Context> {
     let rows = mem.store().node_briefs(&cand.into_iter().collect::<Vec<_>>())?;
-    let rows: Vec<NodeBrief> = rows.into_iter().filter(|n| n.is_leaf() && passes(n, flt)).collect();
+    let any_time = SearchFilter { window_ms: None, ..flt.clone() };
+    let rows: Vec<NodeBrief> = rows
+        .into_iter()
+        .filter(|n| n.is_leaf() && (passes(n, flt) || later.contains_key(&n.node_id) && passes(n, &any_time)))
+        .collect();
     let mut by_parent: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut by_buffer: HashMap<&TreeId, Vec<usize>> = HashMap::new();
     for (i, n) in rows.iter().enumerate() {
@@ -316,12 +397,23 @@ fn parts(ctx: &Context, bm25: &HashMap<NodeId, f64>, dense: Option<DenseQuery<'_
         .map(|(row, nbs)| {
             let own = bm25.get(&row.node_id).copied().unwrap_or(0.0);
             let nb: f64 = nbs.iter().map(|x| bm25.get(x).copied().unwrap_or(0.0)).sum();
-            let mut p =
-                Parts { bm25: own, neighbours_bm25: nb, cosine: 0.0, neighbours_cosine: 0.0, session_cosine: 0.0 };
+            let mut p = Parts {
+                bm25: own,
+                neighbours_bm25: nb,
+                cosine: 0.0,
+                neighbours_cosine: 0.0,
+                session_cosine: 0.0,
+                pending: false,
+            };
             if let Some(d) = dense {
-                p.cosine = d.cosine(row.node_id.as_str());
-                if !nbs.is_empty() {
-                    p.neighbours_cosine = nbs.iter().map(|x| d.cosine(x.as_str())).sum::<f64>() / nbs.len() as f64;
+                match d.cosine(row.node_id.as_str()) {
+                    Some(c) => p.cosine = c,
+                    None => p.pending = true,
+                }
+                // The neighbours that have their vector (all of them, but just after a write).
+                let nb: Vec<f64> = nbs.iter().filter_map(|x| d.cosine(x.as_str())).collect();
+                if !nb.is_empty() {
+                    p.neighbours_cosine = nb.iter().sum::<f64>() / nb.len() as f64;
                 }
                 // The session vector is kept with the summary (computed when it or its
                 // children's vectors arrived), not summed here per query.
@@ -342,7 +434,11 @@ fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
     let dense = if has_dense {
         parts
             .iter()
-            .map(|p| p.cosine + params.dense_window * p.neighbours_cosine + params.dense_parent * p.session_cosine)
+            .map(|p| {
+                (!p.pending).then(|| {
+                    p.cosine + params.dense_window * p.neighbours_cosine + params.dense_parent * p.session_cosine
+                })
+            })
             .collect()
     } else {
         Vec::new()
@@ -354,7 +450,9 @@ fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
 /// time window the question names.
 fn boosts(qa: &QueryAnalysis, n: &NodeBrief) -> (bool, bool) {
     let speaker = n.author.as_ref().is_some_and(|a| qa.people.iter().any(|x| x.eq_ignore_ascii_case(a)));
-    let in_window = qa.window.is_some_and(|(a, b)| n.time_end_ms >= a && n.time_start_ms <= b);
+    // Every candidate of a question that names a time lies in its window or speaks of it
+    // (`told_later`): the boost is the same for all of them, kept for the dumps' replay.
+    let in_window = qa.window.is_some();
     (speaker, in_window)
 }
 
@@ -406,7 +504,12 @@ fn fused_scores(
     has_dense: bool,
 ) -> Vec<(f64, f64, f64)> {
     let lexn = min_max(&raw.lexical);
-    let densen = min_max(&raw.dense);
+    // Rows with a vector are scaled among themselves; the range has a floor, so that among
+    // few, weak dense matches the best is not handed the whole dense share.
+    let present: Vec<f64> = raw.dense.iter().flatten().copied().collect();
+    let scaled = min_max_at_least(&present, DENSE_RANGE_FLOOR);
+    let mut scaled = scaled.into_iter();
+    let densen: Vec<Option<f64>> = raw.dense.iter().map(|d| d.and_then(|_| scaled.next())).collect();
     let fusion = Fusion::dense_share(params.dense);
     let assistant = if asks_assistant { params.asked_assistant } else { params.assistant };
     boosts
@@ -414,9 +517,11 @@ fn fused_scores(
         .enumerate()
         .map(|(i, b)| {
             let l = lexn[i];
-            let d = densen.get(i).copied().unwrap_or(0.0);
-            let base = fusion.fuse(l, has_dense.then_some(d));
-            (boosted(base, b, params, assistant), l, d)
+            // A row without its vector yet: the dense signal abstains (its lexical signal
+            // alone, as with no model), rather than counting as the worst cosine.
+            let d = densen.get(i).copied().flatten();
+            let base = fusion.fuse(l, if has_dense { d.or(Some(l)) } else { None });
+            (boosted(base, b, params, assistant), l, d.unwrap_or(0.0))
         })
         .collect()
 }
@@ -455,6 +560,7 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
             cosine: r.cosine,
             neighbours_cosine: r.neighbours_cosine,
             session_cosine: r.session_cosine,
+            pending: r.pending,
         })
         .collect();
     let boosts: Vec<Boosts> = rows
@@ -476,7 +582,7 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
 
 /// The filter's scope, source and window conditions, checked on a row (dense candidates do
 /// not come through the index filter).
-fn passes(n: &NodeBrief, flt: &SearchFilter) -> bool {
+pub(super) fn passes(n: &NodeBrief, flt: &SearchFilter) -> bool {
     let scope = n.tree_id.scope();
     flt.scopes.as_ref().is_none_or(|s| s.contains(scope))
         && flt.source_id.as_ref().is_none_or(|s| s == scope)

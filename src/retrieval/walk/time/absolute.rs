@@ -5,6 +5,7 @@
 
 use chrono::{Datelike, NaiveDate};
 
+use super::Read;
 use super::calendar::{self, Window};
 use super::tokens::Tok;
 
@@ -17,6 +18,9 @@ const SEASON_PREPOSITIONS: [&str; 3] = ["in", "during", "since"];
 /// Words that make a date the bound of a span, not the day asked about ("the week before
 /// May 13, 2023", "by 7 November"): such a date is read as its month, the softer window.
 const BOUNDS: [&str; 5] = ["before", "after", "by", "until", "till"];
+
+/// The longest span a range without years may make by crossing the new year.
+const MAX_WRAPPED_DAYS: i64 = 183;
 
 /// A date as written: a month, maybe a day, maybe a year.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +99,10 @@ fn month_at(t: &[Tok], i: usize) -> Option<(DateRef, usize)> {
 
 /// The day range a question names: "between X and Y", "from X to|until|till|through Y",
 /// where X and Y are dates or months, and Y may be a bare day of X's month ("May 1 to 10").
-pub(super) fn range(t: &[Tok], i: usize, today: NaiveDate) -> Option<Window> {
+/// A range whose end comes before its start within one year ("between May 10 and May 1",
+/// or both years written) is read forwards, with a note; an end month before the start month
+/// without a year crosses the new year ("December 20 to January 5").
+pub(super) fn range(t: &[Tok], i: usize, today: NaiveDate) -> Option<Read> {
     let joins: &[&str] = match word(t, i)? {
         "between" => &["and"],
         "from" => &["to", "until", "till", "through"],
@@ -122,12 +129,54 @@ pub(super) fn range(t: &[Tok], i: usize, today: NaiveDate) -> Option<Window> {
         }
         _ => a.resolve(today)?,
     };
-    let (_, mut last) = DateRef { year: b.year.or(Some(first.year())), ..b }.resolve(today)?;
-    if b.year.is_none() && last < first {
-        last = DateRef { year: Some(first.year() + 1), ..b }.resolve(today)?.1;
+    let (b_first, mut last) = DateRef { year: b.year.or(Some(first.year())), ..b }.resolve(today)?;
+    // Without years, an end month before the start month crosses the new year when that
+    // makes a span of at most half a year ("December 20 to January 5"); a longer one ("May 9
+    // to April 15") is a range written backwards.
+    if b.year.is_none() && a.year.is_none() && b.month < a.month && last < first {
+        let wrapped = DateRef { year: Some(first.year() + 1), ..b }.resolve(today)?.1;
+        if (wrapped - first).num_days() <= MAX_WRAPPED_DAYS {
+            last = wrapped;
+        }
     }
-    // A reversed range with both years written reads as its start.
-    calendar::days(first, last.max(a_last))
+    if last < first {
+        // Written backwards: read from the earlier end to the later one, and say so.
+        let (from, to) = (b_first, a_last);
+        let note = format!("the range ends before it starts: read as {from} to {to}");
+        return Some(Read { window: calendar::days(from, to)?, note: Some(note) });
+    }
+    calendar::days(first, last.max(a_last)).map(Read::from)
+}
+
+/// A month and day written together that no calendar has ("February 30", "31 April",
+/// "February 29, 2023"), as the question wrote them; `None` when every date is possible.
+pub(super) fn impossible_date(t: &[Tok]) -> Option<String> {
+    (0..t.len()).find_map(|i| {
+        // "February 30" or "30 February"/"30th of February".
+        let (m, d, at_year) = if let Some(m) = word(t, i).and_then(calendar::month_named) {
+            (m, t.get(i + 1)?.day()?, i + 2)
+        } else {
+            let d = t.get(i)?.day()?;
+            let at = i + 1 + usize::from(word(t, i + 1) == Some("of"));
+            (word(t, at).and_then(calendar::month_named)?, d, at + 1)
+        };
+        let year = year_at(t, at_year);
+        // Any year for a day a month never has; the year written for February 29.
+        let possible = match year {
+            Some(y) => NaiveDate::from_ymd_opt(y, m, d).is_some(),
+            None => NaiveDate::from_ymd_opt(2024, m, d).is_some(),
+        };
+        if possible {
+            return None;
+        }
+        let name = crate::text::MONTHS[(m - 1) as usize];
+        let mut name = name[..1].to_uppercase() + &name[1..];
+        name.push_str(&format!(" {d}"));
+        if let Some(y) = year {
+            name.push_str(&format!(", {y}"));
+        }
+        Some(format!("`{name}`"))
+    })
 }
 
 /// A month inside a range needs no preposition ("from March to May").

@@ -1,7 +1,10 @@
 //! Time expressions in a question turned into a window `[since, until]` in epoch ms (UTC,
 //! inclusive), relative to an anchor: the engine's clock (`OpenOptions.clock`, so the CLI's
-//! `--now` applies). Walk uses the window as a soft boost, never as a hard filter: a wrong
-//! reading must not hide the answer.
+//! `--now` applies). Walk answers from inside the window (SPEC §5.1): a question that names a
+//! time is bounded by it. So a reading that cannot be taken as written is said, never
+//! guessed silently: an impossible date ("February 30") applies no window and says so, a
+//! reversed range is read forwards and says so, and a window after the anchor is kept and
+//! flagged ([`TimeReading::note`]).
 //!
 //! Written here rather than taken from a crate: the date crates that work offline with
 //! chrono (`interim`, `chrono-english`, `two_timer`) parse a string that *is* a date
@@ -20,20 +23,88 @@ use calendar::Window;
 use tokens::{Tok, tokens};
 
 /// One reader: the window an expression starting at token `i` names.
-type Reader<'a> = dyn Fn(&[Tok], usize) -> Option<Window> + 'a;
+type Reader<'a> = dyn Fn(&[Tok], usize) -> Option<Read> + 'a;
+
+/// What one reader made of an expression: its window, and what the reader had to decide
+/// that the question did not say (a reversed range read forwards).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Read {
+    window: Window,
+    note: Option<String>,
+}
+
+impl From<Window> for Read {
+    fn from(window: Window) -> Self {
+        Read { window, note: None }
+    }
+}
+
+/// What a question says about time: the window it names, and a note when the reading is not
+/// simply what was written (an impossible date, a reversed range, a window in the future).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TimeReading {
+    /// The window `[since, until]`, epoch ms, inclusive; `None` when the question names no
+    /// time, or names one that is not a date.
+    pub window: Option<(i64, i64)>,
+    /// Said in the response's `explain`, for the user to see how the time was read.
+    pub note: Option<String>,
+}
+
+/// Whether `text`, written at `anchor_ms`, speaks of a time lying wholly inside `window`
+/// ("yesterday" in a message of 4 May speaks of 3 May; "last summer" in one of 2023 of
+/// June–August 2022). How a question about a time finds what was said about it later: the
+/// dinner of 3 May told the next day. Every expression of the text counts, not only the
+/// first; an impossible date names nothing.
+pub fn mentions_time_within(text: &str, anchor_ms: i64, window: (i64, i64)) -> bool {
+    let Some(today) = DateTime::from_timestamp_millis(anchor_ms).map(|t| t.date_naive()) else {
+        return false;
+    };
+    let t = tokens(text);
+    let inside = |w: Window| w.0 >= window.0 && w.1 <= window.1;
+    (0..t.len()).any(|i| {
+        absolute::range(&t, i, today).is_some_and(|r| inside(r.window))
+            || absolute::date(&t, i, today).is_some_and(inside)
+            || relative::at(&t, i, today, anchor_ms).is_some_and(inside)
+            || absolute::month_or_season(&t, i, today).is_some_and(inside)
+            || absolute::year(&t, i).is_some_and(inside)
+    })
+}
 
 /// The window a question names, if any.
 pub fn time_window(question: &str, anchor_ms: i64) -> Option<(i64, i64)> {
-    let today = DateTime::from_timestamp_millis(anchor_ms)?.date_naive();
+    read_time(question, anchor_ms).window
+}
+
+/// The window a question names, with a note when it was not read as written.
+pub fn read_time(question: &str, anchor_ms: i64) -> TimeReading {
+    let Some(today) = DateTime::from_timestamp_millis(anchor_ms).map(|t| t.date_naive()) else {
+        return TimeReading::default();
+    };
     let t = tokens(question);
+    if let Some(bad) = absolute::impossible_date(&t) {
+        return TimeReading { window: None, note: Some(format!("{bad} is not a date: no time window applied")) };
+    }
     let readers: [&Reader; 5] = [
         &|t, i| absolute::range(t, i, today),
-        &|t, i| absolute::date(t, i, today),
-        &|t, i| relative::at(t, i, today, anchor_ms),
-        &|t, i| absolute::month_or_season(t, i, today),
-        &|t, i| absolute::year(t, i),
+        &|t, i| absolute::date(t, i, today).map(Read::from),
+        &|t, i| relative::at(t, i, today, anchor_ms).map(Read::from),
+        &|t, i| absolute::month_or_season(t, i, today).map(Read::from),
+        &|t, i| absolute::year(t, i).map(Read::from),
     ];
-    readers.iter().find_map(|read| (0..t.len()).find_map(|i| read(&t, i)))
+    let Some(read) = readers.iter().find_map(|read| (0..t.len()).find_map(|i| read(&t, i))) else {
+        return TimeReading::default();
+    };
+    let future = (read.window.0 > anchor_ms).then(|| {
+        format!(
+            "the window starts after now ({}): only content dated in the future can lie in it",
+            crate::retrieval::rfc3339(anchor_ms)
+        )
+    });
+    let note = match (read.note, future) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    };
+    TimeReading { window: Some(read.window), note }
 }
 
 #[cfg(test)]
@@ -125,6 +196,52 @@ mod tests {
         for (q, first, last) in cases {
             assert_eq!(time_window(q, now), Some(days(first, last)), "{q}");
         }
+    }
+
+    #[test]
+    fn readings_that_are_not_as_written_say_so() {
+        let now = ms(NOW);
+        // An impossible date applies no window (rather than its month, or nothing silently).
+        for q in ["what happened on February 30?", "notes from 31 April 2023", "on February 29, 2023"] {
+            let r = read_time(q, now);
+            assert_eq!(r.window, None, "{q}");
+            assert!(r.note.as_deref().is_some_and(|n| n.contains("is not a date")), "{q}: {r:?}");
+        }
+        // A leap day is a date.
+        assert_eq!(read_time("on February 29, 2024", now).note, None);
+        // A reversed range is read forwards.
+        let r = read_time("between May 10 and May 1", now);
+        assert_eq!(r.window, Some(days("2023-05-01", "2023-05-10")));
+        assert!(r.note.as_deref().is_some_and(|n| n.contains("read as")), "{r:?}");
+        let r = read_time("from 2023-05-10 to 2023-04-28", now);
+        assert_eq!(r.window, Some(days("2023-04-28", "2023-05-10")));
+        assert!(r.note.is_some());
+        // Across the new year is no reversal; half a year back is.
+        assert_eq!(read_time("between December 20 and January 5", now).note, None);
+        let r = read_time("between May 9 and April 15", now);
+        assert_eq!(r.window, Some(days("2023-04-15", "2023-05-09")));
+        assert!(r.note.is_some());
+        // A window after now is kept, and flagged.
+        let r = read_time("what is planned for next week?", now);
+        assert_eq!(r.window, Some(days("2023-05-15", "2023-05-21")));
+        assert!(r.note.as_deref().is_some_and(|n| n.contains("after now")), "{r:?}");
+        assert_eq!(read_time("what happened last week?", now).note, None);
+    }
+
+    #[test]
+    fn a_text_speaks_of_the_times_its_expressions_name_from_its_own_date() {
+        // Written Thursday 4 May 2023.
+        let at = ms("2023-05-04T18:00:00Z");
+        let may3 = days("2023-05-03", "2023-05-03");
+        assert!(mentions_time_within("Had dinner with my mum yesterday!", at, may3));
+        assert!(mentions_time_within("Busy week. On May 3rd we had dinner.", at, may3));
+        assert!(!mentions_time_within("Dinner with mum today", at, may3));
+        assert!(!mentions_time_within("May I join the dinner?", at, may3));
+        // A wider time than the window is not inside it.
+        assert!(!mentions_time_within("This year has been busy", at, may3));
+        let y2022 = days("2022-01-01", "2022-12-31");
+        assert!(mentions_time_within("Last summer we went camping", at, y2022));
+        assert!(mentions_time_within("We went camping last year", at, y2022));
     }
 
     #[test]
