@@ -86,7 +86,7 @@ fn a_window_bounds_the_answer_and_an_empty_window_says_so() {
     let store = store_with_chat(dir.path());
     // Topic and window: relevance inside the window only.
     let out = ask(&store, "2023-05-10", "which deploy failed in April?", 10);
-    assert_eq!(contents(&out), ["Deploy failed: disk quota exceeded."]);
+    assert_eq!(contents(&out), ["Ana: Deploy failed: disk quota exceeded."]);
     assert_eq!(
         out["explain"]["time_window"],
         serde_json::json!(["2023-04-01T00:00:00.000Z", "2023-04-30T23:59:59.999Z"])

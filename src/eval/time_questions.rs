@@ -100,7 +100,9 @@ fn month_name(m: u32) -> String {
 pub fn judge(q: &TimeQuestion, hits: &[(i64, i64)]) -> TimeOutcome {
     let inside = |h: &(i64, i64)| h.0 >= q.day.0 && h.1 <= q.day.1;
     let judged = &hits[..hits.len().min(JUDGED)];
-    let denominator = JUDGED.min(q.leaves).max(1);
+    // Ten, or the day's leaves when fewer, or the hits given when more (a day of two
+    // messages answered by its summary and both leaves): a perfect answer scores 1.
+    let denominator = JUDGED.min(q.leaves).max(judged.len()).max(1);
     TimeOutcome {
         precision: judged.iter().filter(|h| inside(h)).count() as f64 / denominator as f64,
         top_inside: hits.first().is_some_and(inside),
@@ -186,10 +188,13 @@ mod tests {
             day: (0, DAY_MS - 1),
             leaves: 4,
         };
-        // A summary over two days is outside; 3 of the 4 leaves the day holds are inside.
+        // A summary over two days is outside; 3 of the 4 leaves the day holds are inside,
+        // among 5 hits given.
         let hits = [(0, 2 * DAY_MS), (5, 5), (6, 6), (7, 7), (DAY_MS, DAY_MS)];
         let o = judge(&q, &hits);
-        assert!((o.precision - 0.75).abs() < 1e-9);
+        assert!((o.precision - 0.6).abs() < 1e-9);
+        // 3 in-day hits of 3 given, the day holding 4 leaves: 3 of 4.
+        assert!((judge(&q, &hits[1..4]).precision - 0.75).abs() < 1e-9);
         assert!(!o.top_inside);
         let o = judge(&q, &hits[1..]);
         assert!(o.top_inside);

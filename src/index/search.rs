@@ -143,8 +143,12 @@ impl IndexSearcher {
         if let Some((since, until)) = flt.window_ms {
             // Overlap: start <= until AND end >= since. Indexed dates are truncated to
             // seconds, so widen by a second; callers re-check exact bounds on the rows.
-            let until = DateTime::from_timestamp_millis(until.saturating_add(1000));
-            let since = DateTime::from_timestamp_millis(since.saturating_sub(1000));
+            // tantivy keeps dates in i64 nanoseconds: a bound past year 2262 (an open end,
+            // `i64::MAX / 2`) would overflow into a negative time and match nothing.
+            const MAX_MS: i64 = i64::MAX / 1_000_000 - 1_000;
+            let date = |ms: i64| DateTime::from_timestamp_millis(ms.clamp(-MAX_MS, MAX_MS));
+            let until = date(until.saturating_add(1000));
+            let since = date(since.saturating_sub(1000));
             clauses.push(filter(Box::new(RangeQuery::new(
                 Bound::Unbounded,
                 Bound::Included(Term::from_field_date_for_search(f.time_start, until)),

@@ -183,9 +183,16 @@ fn the_users_words_rank_above_the_assistants_restatement() {
         walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits[0].content.clone()
     };
     let q = "when does the budget tracker sprint end?";
-    // Without the role prior the assistant's longer restatement wins; with it, the user's own words.
+    // The role prior takes `assistant` (0.3) off the reply's score, and the user's own words
+    // come first.
+    let score_of = |mem: &mut Memory, params: WalkParams, who: &str| {
+        let args = WalkArgs { params, ..WalkArgs::new(q) };
+        let hits = walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits;
+        hits.iter().find(|h| h.content.starts_with(who)).map(|h| h.score).unwrap()
+    };
     let neutral = WalkParams { assistant: 0.0, ..WalkParams::default() };
-    assert!(first(&mut mem, neutral, q).starts_with("Assistant:"), "the test needs the reply to win unaided");
+    let lowered = score_of(&mut mem, neutral, "Assistant:") - score_of(&mut mem, WalkParams::default(), "Assistant:");
+    assert!((lowered - 0.3).abs() < 1e-9, "{lowered}");
     assert!(first(&mut mem, WalkParams::default(), q).starts_with("User:"));
     // A question about what the assistant advised lifts the prior.
     let asked = "what did you recommend for the budget tracker sprint?";

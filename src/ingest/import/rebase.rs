@@ -42,11 +42,22 @@ const WEEK_MS: i64 = 7 * DAY_MS;
 /// week before the one holding `now_ms` (UTC). A corpus moved by it ends in last week, so
 /// everything in it is past, "last week" asks about its final week, and "on Friday" or "last
 /// Tuesday" in its text still fall on a Friday or a Tuesday: a shift by whole days would
-/// keep the times of day but move every weekday.
+/// keep the times of day but move every weekday. A corpus already ending this week, before
+/// now, is not moved (0).
 pub fn last_week_shift(newest_ms: i64, now_ms: i64) -> i64 {
     // 1970-01-01 was a Thursday: Monday-based weeks start 3 days later than the epoch's.
     let monday = |ms: i64| (ms - 4 * DAY_MS).div_euclid(WEEK_MS) * WEEK_MS + 4 * DAY_MS;
-    monday(now_ms) - WEEK_MS - monday(newest_ms)
+    let shift = monday(now_ms) - WEEK_MS - monday(newest_ms);
+    // A corpus whose final week is this week and whose newest item is past (the clock set to
+    // the story's own last day) stays where it is.
+    if shift == -WEEK_MS && newest_ms <= now_ms { 0 } else { shift }
+}
+
+fn item_time(i: &Item) -> i64 {
+    match i {
+        Item::Chat(m) => m.ts_ms,
+        Item::Email(m) => m.date_ms,
+    }
 }
 
 #[cfg(test)]
@@ -63,17 +74,12 @@ mod tests {
             // Lands on Friday 8 March 2024, same time of day.
             assert_eq!(newest + shift, 1_709_889_120_000);
         }
+        // The clock at the story's own last day: no shift.
+        assert_eq!(last_week_shift(newest, 1_685_145_599_999), 0);
         // A Sunday's content moves to last week's Sunday, before now.
         let sunday = 1_685_232_000_000; // Sunday 28 May 2023 00:00
         let monday_now = 1_710_115_200_000; // Monday 11 March 2024 00:00
         let moved = sunday + last_week_shift(sunday, monday_now);
         assert!(moved < monday_now && monday_now - moved <= DAY_MS);
-    }
-}
-
-fn item_time(i: &Item) -> i64 {
-    match i {
-        Item::Chat(m) => m.ts_ms,
-        Item::Email(m) => m.date_ms,
     }
 }

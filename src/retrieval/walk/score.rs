@@ -273,7 +273,11 @@ fn first_stage(
         None => None,
     };
     match (inside, dense) {
-        (Some((ids, total)), _) if total <= params.candidates => cand.extend(ids),
+        // Without the model, the words alone rank: a leaf they miss has nothing to offer,
+        // unless the question has no words to search (its names and speakers then rank).
+        (Some((ids, total)), _) if total <= params.candidates && (dense.is_some() || text.trim().is_empty()) => {
+            cand.extend(ids)
+        }
         (Some((ids, total)), Some(d)) if total <= WINDOW_SCAN => {
             let mut by_cosine: Vec<(f64, NodeId)> =
                 ids.into_iter().map(|id| (d.cosine(id.as_str()).unwrap_or(0.0), id)).collect();
@@ -435,9 +439,9 @@ fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
         parts
             .iter()
             .map(|p| {
-                (!p.pending).then(|| {
-                    p.cosine + params.dense_window * p.neighbours_cosine + params.dense_parent * p.session_cosine
-                })
+                (!p.pending).then_some(
+                    p.cosine + params.dense_window * p.neighbours_cosine + params.dense_parent * p.session_cosine,
+                )
             })
             .collect()
     } else {

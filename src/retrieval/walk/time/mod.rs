@@ -91,9 +91,15 @@ pub fn read_time(question: &str, anchor_ms: i64) -> TimeReading {
         &|t, i| absolute::month_or_season(t, i, today).map(Read::from),
         &|t, i| absolute::year(t, i).map(Read::from),
     ];
-    let Some(read) = readers.iter().find_map(|read| (0..t.len()).find_map(|i| read(&t, i))) else {
+    let Some((at, mut read)) = readers.iter().find_map(|read| (0..t.len()).find_map(|i| Some((i, read(&t, i)?))))
+    else {
         return TimeReading::default();
     };
+    // "since May 3", or "between May 3 and when I …" (no second date): from that time up to
+    // now, not that time alone. ("from" alone is no such word: "notes from May 3rd".)
+    if at > 0 && matches!(t[at - 1].word(), Some("since" | "between")) {
+        read.window.1 = read.window.1.max(anchor_ms);
+    }
     let future = (read.window.0 > anchor_ms).then(|| {
         format!(
             "the window starts after now ({}): only content dated in the future can lie in it",
@@ -207,8 +213,8 @@ mod tests {
             assert_eq!(r.window, None, "{q}");
             assert!(r.note.as_deref().is_some_and(|n| n.contains("is not a date")), "{q}: {r:?}");
         }
-        // A leap day is a date.
-        assert_eq!(read_time("on February 29, 2024", now).note, None);
+        // A leap day is a date (after now here, and said so).
+        assert!(read_time("on February 29, 2024", now).note.is_some_and(|n| !n.contains("not a date")));
         // A reversed range is read forwards.
         let r = read_time("between May 10 and May 1", now);
         assert_eq!(r.window, Some(days("2023-05-01", "2023-05-10")));
@@ -226,6 +232,19 @@ mod tests {
         assert_eq!(r.window, Some(days("2023-05-15", "2023-05-21")));
         assert!(r.note.as_deref().is_some_and(|n| n.contains("after now")), "{r:?}");
         assert_eq!(read_time("what happened last week?", now).note, None);
+    }
+
+    #[test]
+    fn an_open_span_runs_up_to_now() {
+        let now = ms(NOW);
+        let from = days("2023-04-05", "2023-04-05").0;
+        for q in
+            ["How many days passed between April 5, 2023 and when I passed the quiz?", "what changed since April 5th?"]
+        {
+            assert_eq!(time_window(q, now), Some((from, now)), "{q}");
+        }
+        // A closed range stays closed.
+        assert_eq!(time_window("between April 5 and April 9", now), Some(days("2023-04-05", "2023-04-09")));
     }
 
     #[test]
