@@ -116,14 +116,18 @@ const COMMANDS: &[(&str, &str)] = &[
     (":sources", "what the store holds, one line per source"),
     (":forget", "SOURCE_ID             remove one source and everything derived from it"),
     (":json", "toggle raw JSON output"),
-    (":import", "FORMAT PATH           chat-jsonl, mbox, slack, markdown [--prune] [--strict] or locomo"),
+    (
+        ":import",
+        "FORMAT PATH           chat-jsonl, mbox, slack, chatgpt, claude, markdown [--prune] [--strict] or locomo",
+    ),
     (":demo", "load the demo corpus (re-dated to end now)"),
     (":now", "[DATE|system]          show or set the clock relative questions use (YYYY-MM-DD, RFC 3339)"),
     (":quit", "leave (also Ctrl-D, Ctrl-C)"),
 ];
 
 /// The import formats as the REPL lists them: the demo's kinds of data first.
-const FORMATS: [Format; 5] = [Format::ChatJsonl, Format::Mbox, Format::Slack, Format::Markdown, Format::Locomo];
+const FORMATS: [Format; 7] =
+    [Format::ChatJsonl, Format::Mbox, Format::Slack, Format::ChatGpt, Format::Claude, Format::Markdown, Format::Locomo];
 
 /// The names of [`FORMATS`], comma-separated.
 fn format_names() -> String {
@@ -895,6 +899,15 @@ fn open(args: &Args, clock: &SessionClock) -> Result<(Memory, Option<BackgroundE
         Some(d) => d.clone(),
         None => memtree::default_store_dir().context("no platform data directory; pass --store DIR")?,
     };
+    // A session only reads until told to write: a missing store is made only to load the
+    // demo into (--demo); otherwise it is an error, and nothing is created.
+    if !args.demo && !memtree::store_exists(&dir) {
+        return Err(anyhow!(
+            "{} (nothing created); make one with `memtree --store {} ingest --format FORMAT PATH`, or start the REPL with --demo",
+            memtree::Error::NoStore { dir: dir.clone() },
+            dir.display()
+        ));
+    }
     let opts = if args.no_model {
         OpenOptions::default()
     } else {

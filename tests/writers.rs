@@ -167,6 +167,7 @@ fn held_write(
         participants: Vec::new(),
         tags: Vec::new(),
         role: Role::Person,
+        title: None,
     };
     std::thread::spawn(move || mem.ingest([Item::Chat(msg)]).map(|r| r.leaves))
 }

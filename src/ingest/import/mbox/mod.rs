@@ -1,29 +1,35 @@
-//! `--format mbox`: a Unix mailbox (mboxo/mboxrd), one e-mail leaf per message. Messages are
+//! `--format mbox`: a Unix mailbox in any dialect (mboxo, mboxrd, mboxcl, mboxcl2; the
+//! exports of Thunderbird, Apple Mail and Gmail Takeout), one e-mail leaf per message. Messages are
 //! grouped into threads by `References`/`In-Reply-To` (else the message itself), each thread one
 //! e-mail source `mbox:<root message-id>`. The file is read as a stream, one message in memory
-//! at a time (`split`); each message is read by mail-parser (`message`): MIME, transfer
+//! at a time (`split`, over `lines`); each message is read by mail-parser (`message`): MIME, transfer
 //! encodings, RFC 2047 words, charsets (windows-1252, ISO-8859-x, multi-byte through
 //! encoding_rs), the `text/plain` alternative else the HTML as text, attachments named.
 
+mod lines;
 mod message;
 mod split;
 mod thread;
 
+use super::{ReadReport, ReadWarning};
 use crate::error::{Error, Result};
 use crate::ingest::{EmailMessage, Item};
 use split::{Messages, SplitError};
 use std::io::BufReader;
 use std::path::Path;
 
-/// Parse an mbox file into e-mail items, oldest first. Fails on a file that does not start
+/// Parse an mbox file into e-mail items, oldest first, with the report of what was read: the
+/// messages found, and each line the splitter kept as text although it might have separated
+/// two messages (named, so nothing is glued silently). Fails on a file that does not start
 /// with a `From ` line, a message cut off inside its headers or inside a multipart body, and a
 /// message with no readable date, naming the file and the line. Bytes that are not UTF-8 are
 /// not an error: mail declares its charsets, and each text is decoded by its own.
-pub fn read_mbox(path: &Path) -> Result<Vec<Item>> {
+pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
     let bad = |line: usize, reason: String| Error::ImportFormat { path: path.to_path_buf(), line, reason };
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut threads = thread::Threads::default();
     let mut out = Vec::new();
+    let mut report = ReadReport::default();
     for raw in Messages::new(BufReader::with_capacity(1 << 16, file)) {
         let raw = raw.map_err(|e| match e {
             SplitError::Io(e) => Error::io(path, e),
@@ -31,6 +37,10 @@ pub fn read_mbox(path: &Path) -> Result<Vec<Item>> {
                 bad(line, "not an mbox file: expected a `From ` separator line before any message".into())
             }
         })?;
+        report.read += 1;
+        report
+            .warnings
+            .extend(raw.notes.iter().map(|(line, reason)| ReadWarning { line: *line, reason: reason.clone() }));
         let p = message::parse(raw).map_err(|(line, reason)| bad(line, reason))?;
         let root = threads.root(&p);
         let item = Item::Email(EmailMessage {
@@ -49,7 +59,8 @@ pub fn read_mbox(path: &Path) -> Result<Vec<Item>> {
         out.push((p.date_ms, p.start, item));
     }
     out.sort_by_key(|(date, start, _)| (*date, *start));
-    Ok(out.into_iter().map(|(_, _, item)| item).collect())
+    report.written = out.len() as u64;
+    Ok((out.into_iter().map(|(_, _, item)| item).collect(), report))
 }
 
 #[cfg(test)]
@@ -63,7 +74,7 @@ mod tests {
         (dir, p)
     }
 
-    fn emails(items: Vec<Item>) -> Vec<EmailMessage> {
+    fn emails((items, _): (Vec<Item>, ReadReport)) -> Vec<EmailMessage> {
         items
             .into_iter()
             .map(|i| match i {
@@ -137,7 +148,7 @@ at noon.\n\
         let mut bytes = TWO.as_bytes().to_vec();
         bytes.splice(200..200, [0xff, 0xfe]);
         let (_d, p) = write(&bytes);
-        assert_eq!(read_mbox(&p).unwrap().len(), 2);
+        assert_eq!(read_mbox(&p).unwrap().0.len(), 2);
 
         let (_d, p) = write(b"From a@example.com\nFrom: a@example.com\nSubject: x\n\nbody\n");
         let e = read_mbox(&p).unwrap_err().to_string();
