@@ -30,7 +30,8 @@ pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
     let mut threads = thread::Threads::default();
     let mut out = Vec::new();
     let mut report = ReadReport::default();
-    for raw in Messages::new(BufReader::with_capacity(1 << 16, file)) {
+    let mut messages = Messages::new(BufReader::with_capacity(1 << 16, file)).peekable();
+    while let Some(raw) = messages.next() {
         let raw = raw.map_err(|e| match e {
             SplitError::Io(e) => Error::io(path, e),
             SplitError::NotMbox(line) => {
@@ -38,10 +39,11 @@ pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
             }
         })?;
         report.read += 1;
-        report
-            .warnings
-            .extend(raw.notes.iter().map(|(line, reason)| ReadWarning { line: *line, reason: reason.clone() }));
-        let p = message::parse(raw).map_err(|(line, reason)| bad(line, reason))?;
+        let mut notes = raw.notes.clone();
+        let at_end = messages.peek().is_none();
+        let p = message::parse(raw, at_end, &mut notes).map_err(|(line, reason)| bad(line, reason))?;
+        notes.sort();
+        report.warnings.extend(notes.into_iter().map(|(line, reason)| ReadWarning { line, reason }));
         let root = threads.root(&p);
         let item = Item::Email(EmailMessage {
             source_id: format!("mbox:{root}").into(),
@@ -153,6 +155,19 @@ at noon.\n\
         let (_d, p) = write(b"From a@example.com\nFrom: a@example.com\nSubject: x\n\nbody\n");
         let e = read_mbox(&p).unwrap_err().to_string();
         assert!(e.contains(":1: message has no Date header"), "{e}");
+    }
+
+    #[test]
+    fn an_unclosed_multipart_before_another_message_is_read_and_named() {
+        let cut = TWO.split("--XX--").next().unwrap();
+        let third = "\nFrom c@example.com Tue May  2 11:00:00 2023\nFrom: c@example.com\nSubject: later\n\
+                     Date: Tue, 2 May 2023 11:00:00 +0000\n\nstill here\n";
+        let (_d, p) = write(format!("{cut}{third}").as_bytes());
+        let (items, report) = read_mbox(&p).unwrap();
+        assert_eq!((items.len(), report.read), (3, 3));
+        assert_eq!(report.warnings.len(), 1, "{report:?}");
+        assert!(report.warnings[0].reason.contains("truncated multipart body (starts at line 19)"), "{report:?}");
+        assert!(report.warnings[0].reason.contains("another message follows"), "{report:?}");
     }
 
     #[test]

@@ -93,18 +93,22 @@ impl<R: BufRead> Messages<R> {
         if self.pending.is_none() {
             return Ok(true);
         }
-        let looks = looks_like_separator(&String::from_utf8_lossy(&self.line));
+        let text = String::from_utf8_lossy(&self.line).into_owned();
+        let looks = looks_like_separator(&text);
         if self.prev_blank && looks {
             return Ok(true);
         }
+        // `From <sender>` alone, without a date: a separator only after a blank line and
+        // before header fields. Prose (`From Russia with love`) never is.
+        let bare = text.split_whitespace().count() == 2;
         let headers_follow = self.lines.peek()?.is_some_and(is_header_field);
-        if headers_follow && (self.prev_blank || looks) {
+        if headers_follow && (looks || bare && self.prev_blank) {
             return Ok(true);
         }
-        // Either sign alone, without a blank line before: most likely text, but say so.
+        // One sign without the other: most likely text, but say so.
         let doubt = match (looks, headers_follow) {
             (true, _) => "looks like a separator but no header follows it",
-            (false, true) => "is followed by header fields but has no date and no blank line before it",
+            (false, true) => "is followed by a header-like line but has no date and no blank line before it",
             (false, false) => return Ok(false),
         };
         if let Some(m) = self.pending.as_mut() {
@@ -112,7 +116,7 @@ impl<R: BufRead> Messages<R> {
                 self.line_no,
                 format!(
                     "`{}` {doubt}: kept as text of the message at line {}",
-                    crate::text::clip(String::from_utf8_lossy(&self.line).trim_end(), 60),
+                    crate::text::clip(text.trim_end(), 60),
                     m.start
                 ),
             ));
@@ -180,6 +184,9 @@ impl<R: BufRead> Iterator for Messages<R> {
                 }
             }
             self.line_no += 1;
+            if self.line_no == 1 && self.line.starts_with(crate::ingest::import::BOM) {
+                self.line.drain(..crate::ingest::import::BOM.len());
+            }
             let blank = self.line.iter().all(u8::is_ascii_whitespace);
             let separator = match self.is_separator() {
                 Ok(s) => s,
@@ -305,6 +312,16 @@ mod tests {
         let got = split(text);
         assert_eq!(got.len(), 2);
         assert!(got[1].2.ends_with("From here on\nwe walk.\n"));
+    }
+
+    #[test]
+    fn prose_from_lines_stay_text_even_before_a_header_like_line() {
+        let text = "\u{feff}From -\nSubject: one\n\nMy favourite film:\n\nFrom Russia with love\nYear: 1963\n\nFrom -\nSubject: two\n\nx\n";
+        let msgs: Vec<RawMessage> = Messages::new(text.as_bytes()).map(|m| m.ok().unwrap()).collect();
+        assert_eq!(msgs.len(), 2, "a byte order mark before the first separator, and prose, split nothing");
+        assert!(String::from_utf8_lossy(&msgs[0].bytes).contains("From Russia with love\nYear: 1963"));
+        assert_eq!(msgs[0].notes.len(), 1, "the header-like line after it is named: {:?}", msgs[0].notes);
+        assert_eq!(msgs[0].notes[0].0, 6);
     }
 
     #[test]
