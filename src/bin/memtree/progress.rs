@@ -158,7 +158,7 @@ fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -172,7 +172,7 @@ mod tests {
 
     #[test]
     fn rates_are_rounded_and_grouped() {
-        assert_eq!(rate_text(4_351_069.6416), "4,351,070/s");
+        assert_eq!(rate_text(4_351_069.641_6), "4,351,070/s");
         assert_eq!(rate_text(2.46), "2.5/s");
         assert_eq!(group(999), "999");
         assert_eq!(group(1000), "1,000");
