@@ -117,6 +117,7 @@ pub fn chat_stream(n: usize, seed: u64) -> Vec<Item> {
                 participants: vec![],
                 tags: vec![],
                 role: memtree::Role::Person,
+                title: None,
             }));
             ts += 20_000 + r.below(100_000) as i64;
             i += 1;

@@ -116,14 +116,18 @@ const COMMANDS: &[(&str, &str)] = &[
     (":sources", "what the store holds, one line per source"),
     (":forget", "SOURCE_ID             remove one source and everything derived from it"),
     (":json", "toggle raw JSON output"),
-    (":import", "FORMAT PATH           chat-jsonl, mbox, slack, markdown [--prune] [--strict] or locomo"),
+    (
+        ":import",
+        "FORMAT PATH           chat-jsonl, mbox, slack, chatgpt, claude, markdown [--prune] [--strict] or locomo",
+    ),
     (":demo", "load the demo corpus (re-dated to end last week)"),
     (":now", "[DATE|system]          show or set the clock relative questions use (YYYY-MM-DD, RFC 3339)"),
     (":quit", "leave (also Ctrl-D, Ctrl-C)"),
 ];
 
 /// The import formats as the REPL lists them: the demo's kinds of data first.
-const FORMATS: [Format; 5] = [Format::ChatJsonl, Format::Mbox, Format::Slack, Format::Markdown, Format::Locomo];
+const FORMATS: [Format; 7] =
+    [Format::ChatJsonl, Format::Mbox, Format::Slack, Format::ChatGpt, Format::Claude, Format::Markdown, Format::Locomo];
 
 /// The names of [`FORMATS`], comma-separated.
 fn format_names() -> String {
@@ -889,11 +893,25 @@ impl Helper for Complete {}
 
 /// The session's store, and the worker that makes its vectors when there is a model: the
 /// store is opened deferred, so no write (nor this open) waits for the model.
-fn open(args: &Args, clock: &SessionClock) -> Result<(Memory, Option<BackgroundEmbedder>)> {
+fn open(args: &mut Args, clock: &SessionClock) -> Result<(Memory, Option<BackgroundEmbedder>)> {
     let dir = match &args.store {
         Some(d) => d.clone(),
         None => memtree::default_store_dir().context("no platform data directory; pass --store DIR")?,
     };
+    // A session only reads until told to write: a missing store is made only to load the
+    // demo into (--demo, or a yes at a terminal); otherwise it is an error, and nothing is
+    // created.
+    if !args.demo && !memtree::store_exists(&dir) {
+        // A yes is the same as --demo.
+        args.demo = std::io::stdin().is_terminal() && create_with_demo(&dir)?;
+    }
+    if !args.demo && !memtree::store_exists(&dir) {
+        return Err(anyhow!(
+            "{} (nothing created); make one with `memtree --store {} ingest --format FORMAT PATH`, or start the REPL with --demo",
+            memtree::Error::NoStore { dir: dir.clone() },
+            dir.display()
+        ));
+    }
     let opts = if args.no_model {
         OpenOptions::default()
     } else {
@@ -917,11 +935,19 @@ fn open(args: &Args, clock: &SessionClock) -> Result<(Memory, Option<BackgroundE
     Ok((mem, embedder))
 }
 
+/// At a terminal, on a store that does not exist: ask whether to make it and load the demo.
+fn create_with_demo(dir: &std::path::Path) -> Result<bool> {
+    eprint!("No store at {}. Create it and load the demo corpus? [Y/n] ", dir.display());
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    Ok(matches!(answer.trim().to_ascii_lowercase().as_str(), "" | "y" | "yes"))
+}
+
 fn run() -> Result<()> {
-    let args = Args::parse();
+    let mut args = Args::parse();
     let tty = std::io::stdin().is_terminal();
     let clock = SessionClock::new(args.now);
-    let (mem, embedder) = open(&args, &clock)?;
+    let (mem, embedder) = open(&mut args, &clock)?;
     let width = args.width.map(usize::from);
     let mut repl = Repl { mem, json: false, last_ids: Vec::new(), width, clock, embedder };
     let history = repl.mem.as_reader().dir().join("repl_history.txt");

@@ -30,6 +30,18 @@ pub enum Error {
         /// The path given.
         path: PathBuf,
     },
+    /// An import input that is plainly of another format than the one asked for.
+    #[error("{path}: this is {found}, not {format} input{}", suggest.as_ref().map(|f| format!("; import it as format `{f}`")).unwrap_or_default())]
+    WrongFormat {
+        /// The input given.
+        path: PathBuf,
+        /// The format asked for.
+        format: String,
+        /// What the input looks like instead.
+        found: String,
+        /// The format that reads it, when one does.
+        suggest: Option<String>,
+    },
     /// An import file that cannot be parsed, naming the file and the line.
     #[error("{path}:{line}: {reason}")]
     ImportFormat {
@@ -53,6 +65,12 @@ pub enum Error {
     },
 
     // ---- storage ------------------------------------------------------------------------
+    /// A read of a store that does not exist: reads never create one (an import does).
+    #[error("no store at {dir}")]
+    NoStore {
+        /// The store directory asked for.
+        dir: PathBuf,
+    },
     /// The SQLite system of record failed.
     #[error("store: {0}")]
     Sqlite(#[from] rusqlite::Error),

@@ -18,6 +18,7 @@
 //!     participants: vec![],
 //!     tags: vec![],
 //!     role: Role::Person,
+//!     title: None,
 //! })])
 //! .unwrap();
 //! assert_eq!(mem.as_reader().stats().unwrap().counts.leaves, 1);
@@ -64,7 +65,8 @@ pub use entities::{EntityRecord, Handle, Registry, VaultFingerprint};
 pub use error::{Error, Result};
 pub use graph::{co_occurring_entities, neighbors};
 pub use ingest::import::{
-    FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, last_week_shift, read_notes,
+    FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, ReadReport, ReadWarning, last_week_shift,
+    read_notes,
 };
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Role};
 pub use mcp::{McpServer, ServeError, ToolOutcome, serve_stdio};
@@ -74,7 +76,7 @@ pub use memory::{
 };
 pub use options::{
     CONTENT_DIR, DEFAULT_LOCK_TIMEOUT, Embedding, LOCK_TIMEOUT_ENV, OpenOptions, default_store_dir,
-    lock_timeout_from_env,
+    lock_timeout_from_env, store_exists,
 };
 pub use reader::{Dense, MemoryReader, Stats};
 pub use retrieval::{
@@ -94,8 +96,10 @@ pub mod internals {
     pub use crate::crash::{CRASH_ENV, POINTS};
     pub use crate::index::SearchFilter;
     pub use crate::ingest::import::locomo;
-    pub use crate::ingest::import::{read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
-    pub use crate::retrieval::walk::{analyse_query, read_time, time_window};
+    pub use crate::ingest::import::{
+        read_chat_jsonl, read_chatgpt_export, read_claude_export, read_markdown_dir, read_mbox, read_slack_export,
+    };
+    pub use crate::retrieval::walk::analyse_query;
     pub use crate::store::{
         DB_FILE, EntityReads, EntityRow, Fts5Baseline, NodeReads, NodeRow, RecallReads, Store, VectorReads,
     };

@@ -92,6 +92,12 @@ pub fn default_store_dir() -> Option<PathBuf> {
     dirs::data_dir().map(|d| d.join("memtree"))
 }
 
+/// Whether `dir` holds a store (its database file): what a read checks before opening, since
+/// reads never create one.
+pub fn store_exists(dir: &Path) -> bool {
+    dir.join(crate::store::DB_FILE).is_file()
+}
+
 /// The lock timeout `$MEMTREE_LOCK_TIMEOUT_MS` asks for, `None` when it is unset. `Default`
 /// cannot fail and ignores a malformed value; a program checks it with this to say so.
 ///

@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::derived::{Delta, Derived, alias_gazetteer};
 use crate::embed::{Embedder, VectorMatrix};
 use crate::entities::{Extractor, Gazetteer, Registry, VaultFingerprint};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::index::IndexHandle;
 use crate::options::{CONTENT_DIR, OpenOptions};
 use crate::store::{SourceSummary, StatsReads, Store, StoreCounts, VectorReads};
@@ -77,6 +77,9 @@ impl MemoryReader {
     /// no migration, no repair. The index must exist (a writer creates and repairs it).
     pub fn open(dir: impl AsRef<Path>, opts: OpenOptions) -> Result<MemoryReader> {
         let dir = dir.as_ref().to_path_buf();
+        if !crate::options::store_exists(&dir) {
+            return Err(Error::NoStore { dir });
+        }
         let store = Store::open_read_only(&dir)?;
         let index = IndexHandle::open_read_only(&dir)?;
         let registry = Registry::open(&dir.join(CONTENT_DIR))?;

@@ -146,6 +146,7 @@ fn many_leaves(dir: &Path) {
                     participants: vec![],
                     tags: vec![],
                     role: memtree::Role::Person,
+                    title: None,
                 })
             })
             .collect();

@@ -34,7 +34,8 @@ fn first_hit(client: &mut McpClient, query: &str) -> String {
 fn an_ingest_document_call_returns_and_a_later_walk_finds_it_lexically() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
-    let mut client = McpClient::spawn(&store, &[]);
+    // A new store: the server may make it (--create), as a host's first run does.
+    let mut client = McpClient::from_command(support::command(MEMTREE, &store, &["mcp", "--create"]));
     let out = client.call("memory_tree", runbook()).unwrap();
     assert!(out["message"].as_str().unwrap().contains("ingested document"), "{out}");
     assert!(first_hit(&mut client, "which host is relay17?").contains("relay17"));
@@ -66,7 +67,7 @@ fn with_the_model_the_server_embeds_a_written_document_in_the_background() {
     let Some(model) = model_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
-    let mut cmd = with_model(&store, &model, &["mcp"]);
+    let mut cmd = with_model(&store, &model, &["mcp", "--create"]);
     cmd.stderr(Stdio::piped());
     let mut client = McpClient::from_command(cmd);
     let stderr = BufReader::new(client.take_stderr().unwrap());

@@ -121,6 +121,14 @@ who is Sam's onboarding buddy?
 fn an_empty_store_is_not_filled_without_demo_and_quit_stops_reading() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
+    // No store: a session that would only read makes none.
+    let s = repl(&store, &[], ":stats\n");
+    assert_eq!(s.code, Some(1), "{}", s.err);
+    assert!(s.err.contains("no store at") && s.err.contains("--demo"), "{}", s.err);
+    assert!(!store.exists(), "a read created {}", store.display());
+    // An empty store (a key-value fact only): the REPL opens it and does not fill it.
+    let put = r#"{"op":"put","namespace":"global","key":"theme","content":"dark"}"#;
+    assert_eq!(support::memtree(&store, &["recall", put], None).json()["status"], "ok");
     let s = repl(&store, &[], ":stats\n:quit\nthis line is never read\n");
     assert_eq!(s.code, Some(0), "{}", s.err);
     assert!(s.err.contains("The store is empty: run with --demo"), "{}", s.err);
@@ -141,7 +149,7 @@ fn an_unusable_store_is_a_clear_error_and_exit_1() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("a-file");
     std::fs::write(&file, "not a store").unwrap();
-    let s = repl(&file.join("store"), &[], "");
+    let s = repl(&file.join("store"), &["--demo"], "");
     assert_eq!(s.code, Some(1), "{}", s.err);
     assert!(s.err.starts_with("repl: opening store "), "{}", s.err);
 }

@@ -72,7 +72,9 @@ fn the_assistant_and_the_user_both_write() {
     write_notes(&notes, NOTES);
     write_chat(&chat, MESSAGES);
 
-    let mcp = Arc::new(Mutex::new(McpClient::spawn(&store, &[])));
+    // A new store: the server may make it (reads never create one).
+    let server = support::command(support::MEMTREE, &store, &["mcp", "--create"]);
+    let mcp = Arc::new(Mutex::new(McpClient::from_command(server)));
     // The assistant, meanwhile: walks in a loop, and now and then writes a note of its own.
     let stop = Arc::new(AtomicBool::new(false));
     let (done_tx, done_rx) = mpsc::channel();
@@ -167,6 +169,7 @@ fn held_write(
         participants: Vec::new(),
         tags: Vec::new(),
         role: Role::Person,
+        title: None,
     };
     std::thread::spawn(move || mem.ingest([Item::Chat(msg)]).map(|r| r.leaves))
 }

@@ -48,6 +48,9 @@ pub struct ChatMessage {
     /// Who wrote it: a person (default) or the host's assistant.
     #[serde(default)]
     pub role: Role,
+    /// The conversation's title (an assistant export's), kept on the source when known.
+    #[serde(default)]
+    pub title: Option<String>,
 }
 
 /// One e-mail.
@@ -236,7 +239,7 @@ fn chat_drafts(m: ChatMessage, cfg: &Config) -> Result<Vec<LeafDraft>> {
                 split,
                 role: m.role,
                 structured: structured.clone(),
-                title: None,
+                title: m.title.clone(),
             }
         })
         .collect())
@@ -367,6 +370,7 @@ mod tests {
             participants: vec![],
             tags: vec![],
             role: Role::Person,
+            title: None,
         };
         let a = Item::Chat(m.clone()).into_drafts(&cfg).unwrap();
         let b = Item::Chat(m.clone()).into_drafts(&cfg).unwrap();
@@ -388,6 +392,7 @@ mod tests {
             participants: vec![],
             tags: vec![],
             role: Role::Person,
+            title: None,
         };
         let e = Item::Chat(m.clone()).into_drafts(&cfg).unwrap_err();
         assert!(e.to_string().starts_with("ts:"), "{e}");

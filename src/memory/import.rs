@@ -9,7 +9,7 @@ use super::sync::SyncReport;
 use crate::error::{Error, Result};
 use crate::ingest::IngestReport;
 use crate::ingest::Item;
-use crate::ingest::import::{Format, ITEM_BATCH, NoteOptions, Parsed, Progress, read_notes};
+use crate::ingest::import::{Format, ITEM_BATCH, NoteOptions, Parsed, Progress, ReadReport, read_notes, sniff};
 use std::path::{Path, PathBuf};
 
 /// How to import: the notes-folder options (`--root`, `--strict`, `--prune`); every other
@@ -33,6 +33,9 @@ pub struct ImportSummary {
     pub report: IngestReport,
     /// For a notes folder, what the sync did note by note (its `writes` are in `report`).
     pub notes: Option<SyncReport>,
+    /// For messages and e-mails, what the reader found in the input: read, written, left
+    /// out by reason, and where it was unsure how to separate them.
+    pub read: Option<ReadReport>,
 }
 
 impl Memory {
@@ -62,11 +65,12 @@ impl Memory {
         progress: impl FnMut(Progress),
     ) -> Result<ImportSummary> {
         if format == Format::Markdown {
+            sniff::check(format, path)?;
             let folder = read_notes(path, &NoteOptions { root: opts.root.clone(), strict: opts.strict })?;
             let sync = self.sync_notes(folder, opts.prune, progress)?;
             let mut report = sync.writes.clone();
             report.absorb(&self.flush()?);
-            return Ok(ImportSummary { report, notes: Some(sync) });
+            return Ok(ImportSummary { report, notes: Some(sync), read: None });
         }
         for (flag, set) in [("root", opts.root.is_some()), ("strict", opts.strict), ("prune", opts.prune)] {
             if set {
@@ -74,9 +78,13 @@ impl Memory {
             }
         }
         let parsed = format.read(path)?;
+        let read = match &parsed {
+            Parsed::Items { report, .. } => Some(report.clone()),
+            Parsed::Conversations(_) | Parsed::Documents(_) => None,
+        };
         let mut report = self.write_parsed(parsed, progress)?;
         report.absorb(&self.flush()?);
-        Ok(ImportSummary { report, notes: None })
+        Ok(ImportSummary { report, notes: None, read })
     }
 
     /// Write a parsed input in the batches its shape calls for, without sealing the open
@@ -85,7 +93,7 @@ impl Memory {
     pub fn write_parsed(&mut self, parsed: Parsed, mut progress: impl FnMut(Progress)) -> Result<IngestReport> {
         let mut total = IngestReport::default();
         match parsed {
-            Parsed::Items { items, unit } => {
+            Parsed::Items { items, unit, .. } => {
                 let mut p = Progress { unit, done: 0, total: items.len() as u64 };
                 progress(p);
                 let mut items = items.into_iter().peekable();

@@ -39,6 +39,8 @@ pub struct SourceSummary {
     pub first_ms: Option<i64>,
     /// Latest leaf time, epoch ms.
     pub last_ms: Option<i64>,
+    /// Its title, when it has one (a document's, an imported conversation's).
+    pub title: Option<String>,
 }
 
 /// A Markdown note as the store holds it, for a folder sync.
@@ -66,7 +68,7 @@ pub trait StatsReads: Reader {
             "SELECT s.source_id, s.source_kind, \
                COALESCE(SUM(n.level = 0), 0), COALESCE(SUM(n.level > 0), 0), \
                MIN(CASE WHEN n.level = 0 THEN n.time_start_ms END), \
-               MAX(CASE WHEN n.level = 0 THEN n.time_end_ms END) \
+               MAX(CASE WHEN n.level = 0 THEN n.time_end_ms END), s.title \
              FROM sources s \
              LEFT JOIN trees t ON t.tree_kind = 'source' AND t.tree_scope = s.source_id \
              LEFT JOIN nodes n ON n.tree_id = t.tree_id \
@@ -80,6 +82,7 @@ pub trait StatsReads: Reader {
                 summaries: r.get::<_, i64>(3)? as u64,
                 first_ms: r.get(4)?,
                 last_ms: r.get(5)?,
+                title: r.get(6)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -183,26 +183,29 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// An integer field with its table default and cap: absent, 0 or negative → the default
-    /// (SPEC: 0 means the default), above the cap → the cap; below `min` → error.
+    /// An integer field with its table default and cap: absent or 0 → the default (SPEC: 0
+    /// means the default), above the cap → the cap; below `min` (0 when the table names
+    /// none) → error. The published schema says the same (`minimum`), so a caller that
+    /// validates against it and this parser agree on every value.
     pub fn int(&self, name: &str) -> Result<i64> {
         let f = self.field(name);
         let v = self.raw_int(name)?;
-        if let (Some(min), Some(x)) = (f.min, v)
+        let min = f.min.unwrap_or(0);
+        if let Some(x) = v
             && x < min
         {
-            return Err(self.err(&format!("`{name}` must be at least {min}, got {x}")));
+            let zero = if min == 0 { " (0 means the default)" } else { "" };
+            return Err(self.err(&format!("`{name}` must be at least {min}{zero}, got {x}")));
         }
         let d = f.default.unwrap_or(0);
         let x = match v {
-            None => d,
-            Some(x) if x <= 0 => d,
+            None | Some(0) => d,
             Some(x) => x,
         };
         Ok(f.cap.map_or(x, |c| x.min(c)))
     }
 
-    /// An optional positive number (0 or absent → `None`).
+    /// An optional number ≥ 0 (0 or absent → `None`).
     pub fn opt_positive(&self, name: &str) -> Result<Option<f64>> {
         match self.get(name) {
             None => Ok(None),

@@ -7,7 +7,7 @@ mod recall;
 mod schema;
 mod spec;
 
-pub use recall::{RecallHit, RecallRequest, memory_recall, memory_recall_json};
+pub use recall::{RecallHit, RecallRequest, memory_recall, memory_recall_json, parse_recall};
 pub use schema::{memory_recall_schema, memory_tree_schema};
 pub use spec::{MODE_NAMES, MODES};
 
@@ -157,8 +157,10 @@ pub fn parse_call(input: &str) -> Result<Request> {
     Request::from_json(&parse_input("memory_tree", input)?)
 }
 
-/// Parse a tool input, refusing oversized or malformed JSON with a clear message.
+/// Parse a tool input, refusing oversized or malformed JSON with a clear message; a UTF-8
+/// byte order mark before it (a file saved by a Windows editor, piped in) is dropped.
 pub(crate) fn parse_input(tool: &str, input: &str) -> Result<Value> {
+    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
     if input.len() > MAX_INPUT_BYTES {
         return Err(invalid(format!(
             "{tool}: the input is {} bytes, more than the {MAX_INPUT_BYTES} accepted",

@@ -129,6 +129,18 @@ impl RecallRequest {
     pub fn from_json(v: &Value) -> Result<RecallRequest> {
         args::parse(&RECALL, v)
     }
+
+    /// Whether the operation writes (`put`, `forget`): a read of a missing store creates
+    /// nothing, a write makes the store.
+    pub fn is_write(&self) -> bool {
+        matches!(self, RecallRequest::Put { .. } | RecallRequest::Forget { .. })
+    }
+}
+
+/// Parse a `memory_recall` call (oversized or malformed JSON refused with a clear message),
+/// for a host that must know whether it writes before it opens the store.
+pub fn parse_recall(input: &str) -> Result<RecallRequest> {
+    RecallRequest::from_json(&super::parse_input("memory_recall", input)?)
 }
 
 /// A namespace to write or list: present, non-blank and well-formed.

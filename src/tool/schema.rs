@@ -3,6 +3,7 @@
 
 use super::recall::RECALL;
 use super::spec::{TREE, ToolSpec, Ty};
+use crate::types::{EntityKind, SourceKind};
 use serde_json::{Map, Value, json};
 
 /// The `memory_tree` tool definition: name, description and `input_schema` (JSON Schema
@@ -35,8 +36,10 @@ fn tool_schema<R>(tool: &ToolSpec<R>) -> Value {
                 if f.ty == Ty::StrArray {
                     p["items"] = json!({"type": "string"});
                 }
-                if f.ty == Ty::Num {
-                    p["exclusiveMinimum"] = json!(0);
+                // What `Args` refuses, and nothing more: below the minimum is an error; 0 is
+                // the default (or no window); above a cap is clamped, so no `maximum`.
+                if f.ty == Ty::Num || f.ty == Ty::Int && f.default.is_some() {
+                    p["minimum"] = json!(0);
                 }
                 p
             });
@@ -49,6 +52,7 @@ fn tool_schema<R>(tool: &ToolSpec<R>) -> Value {
             if let Some(min) = f.min {
                 entry["minimum"] = json!(min);
             }
+            closed_values(f.name, entry);
         }
     }
     let per_mode: Vec<Value> = tool
@@ -86,6 +90,18 @@ fn tool_schema<R>(tool: &ToolSpec<R>) -> Value {
     });
     input[format!("x-{sel}s")] = Value::Array(per_mode);
     json!({"name": tool.name, "description": description(tool), "input_schema": input})
+}
+
+/// The fields whose values are a closed set get it in the schema, from the types that parse
+/// them, so a caller that validates against the schema is refused nothing more by the parser.
+fn closed_values(name: &str, p: &mut Value) {
+    match name {
+        "source_kind" => p["enum"] = json!(SourceKind::ALL.map(SourceKind::as_str)),
+        "kinds" => p["items"]["enum"] = json!(EntityKind::ALL.map(EntityKind::as_str)),
+        // `recall::check_namespace`'s rule.
+        "namespace" => p["pattern"] = json!("^(global|background|autocomplete|skill-[a-z0-9_-]{1,64})$"),
+        _ => {}
+    }
 }
 
 /// The tool's description: its doc, then one line per mode on when to use it (what the host's

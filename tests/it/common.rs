@@ -50,6 +50,7 @@ pub fn chat(source: &str, author: &str, ts: i64, text: &str) -> Item {
         participants: vec![],
         tags: vec![],
         role: memtree::Role::Person,
+        title: None,
     })
 }
 

@@ -1683,7 +1683,7 @@ pub(crate) enum Imported {
 pub(crate) fn import(format: Format, path: &Path) -> memtree::Result<Imported> {
     Ok(match format {
         Format::ChatJsonl => Imported::Items(read_chat_jsonl(path)?),
-        Format::Mbox => Imported::Items(read_mbox(path)?),
+        Format::Mbox => Imported::Items(read_mbox(path)?.0),
         Format::Slack => Imported::Items(read_slack_export(path)?),
         Format::Locomo => Imported::Conversations(read_locomo(path)?),
         Format::Markdown => Imported::Documents(read_markdown_dir(path)?),

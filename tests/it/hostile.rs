@@ -499,7 +499,7 @@ fn file_rows() -> Vec<(&'static str, Format, &'static str, Vec<u8>, Outcome)> {
         // Cut at a line end: every line is a whole message, so the import is the lines kept.
         ("jsonl cut at a line end", ChatJsonl, "chat.jsonl", cut_after(CHAT_SEED, "ask @carol\"}\n"), Accepted(2)),
         ("jsonl 10k unknown field", ChatJsonl, "chat.jsonl", format!("{{\"{}\":1}}\n", "f".repeat(10_000)).into_bytes(), Refused { file: "chat.jsonl", reason: ":1: unknown field" }),
-        ("jsonl 10k ts", ChatJsonl, "chat.jsonl", format!("{{\"source_id\":\"s\",\"author\":\"a\",\"ts\":\"{}\",\"text\":\"x\"}}\n", "9".repeat(10_000)).into_bytes(), Refused { file: "chat.jsonl", reason: ":1: ts " }),
+        ("jsonl 10k ts", ChatJsonl, "chat.jsonl", format!("{{\"source_id\":\"s\",\"author\":\"a\",\"ts\":\"{}\",\"text\":\"x\"}}\n", "9".repeat(10_000)).into_bytes(), Refused { file: "chat.jsonl", reason: ":1: ts: `9999" }),
         // locomo
         ("locomo invalid UTF-8", Locomo, "locomo.json", splice(LOCOMO_SEED, 40, &[0xff]), Refused { file: "locomo.json", reason: "invalid UTF-8" }),
         ("locomo cut", Locomo, "locomo.json", cut_after(LOCOMO_SEED, "\"session_2\": ["), Refused { file: "locomo.json", reason: "EOF while parsing" }),

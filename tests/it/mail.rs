@@ -16,6 +16,7 @@ fn write(bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
 fn emails_of(path: &Path) -> Vec<EmailMessage> {
     read_mbox(path)
         .unwrap_or_else(|e| panic!("{e}"))
+        .0
         .into_iter()
         .map(|i| match i {
             Item::Email(e) => e,

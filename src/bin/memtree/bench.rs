@@ -150,7 +150,7 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
         now_ms: cli.now,
         time_min_turns: r.time_min_turns,
     };
-    let pb = ProgressBar::new_spinner();
+    let pb = if cli.quiet { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
     let t = std::time::Instant::now();
     let report = memtree::eval::recall::run(&samples, &work, &opts, &cfg, |m| pb.set_message(m.to_string()))?;
     pb.finish_and_clear();

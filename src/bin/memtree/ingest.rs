@@ -1,8 +1,8 @@
 //! `memtree ingest`: the import with its progress on stderr, and the summary it prints.
 
+use crate::progress::{Phase, Shown};
 use anyhow::Result;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use indicatif::{ProgressBar, ProgressStyle};
 use memtree::{Format, ImportOptions, ImportSummary, Memory};
 use std::path::Path;
 
@@ -13,28 +13,19 @@ pub(crate) fn format_parser() -> impl TypedValueParser<Value = Format> {
         .map(|name| name.parse::<Format>().expect("clap admits only the formats' own names"))
 }
 
-pub(crate) fn progress(len: u64, what: &str) -> ProgressBar {
-    let pb = ProgressBar::new(len);
-    pb.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({per_sec}, eta {eta})")
-            .expect("static template")
-            .progress_chars("=> "),
-    );
-    pb.set_message(what.to_string());
-    pb
-}
-
-/// Import with a progress bar on stderr, shown while the input is written and cleared before
-/// the open buffers are sealed; a notes folder's skipped files and warnings are named on
-/// stderr too.
-pub(crate) fn ingest(mem: &mut Memory, format: Format, path: &Path, opts: &ImportOptions) -> Result<ImportSummary> {
-    let mut bar: Option<ProgressBar> = None;
+/// Import with its progress on stderr (a bar, lines, or nothing: [`Shown`]), shown while the
+/// input is written; a notes folder's skipped files and warnings, and the places an input
+/// could not be told apart, are named on stderr too.
+pub(crate) fn ingest(
+    mem: &mut Memory,
+    format: Format,
+    path: &Path,
+    opts: &ImportOptions,
+    shown: Shown,
+) -> Result<ImportSummary> {
+    let mut phase: Option<Phase> = None;
     let summary = mem.import_with(format, path, opts, |p| {
-        let pb = bar.get_or_insert_with(|| progress(p.total, p.unit));
-        pb.set_position(p.done);
-        if p.done >= p.total {
-            pb.finish_and_clear();
-        }
+        phase.get_or_insert_with(|| Phase::new(shown, &format!("writing {}", p.unit), p.total)).update(p.done, p.total);
     })?;
     if let Some(n) = &summary.notes {
         for f in &n.skipped {
@@ -42,6 +33,11 @@ pub(crate) fn ingest(mem: &mut Memory, format: Format, path: &Path, opts: &Impor
         }
         for f in &n.warnings {
             eprintln!("memtree: warning: {}: {}", f.path.display(), f.reason);
+        }
+    }
+    if let Some(r) = &summary.read {
+        for w in &r.warnings {
+            eprintln!("memtree: warning: {}:{}: {}", path.display(), w.line, w.reason);
         }
     }
     Ok(summary)
@@ -59,6 +55,12 @@ pub(crate) fn ingest_json(s: &ImportSummary) -> serde_json::Value {
         v["vanished"] = serde_json::json!(n.vanished);
         v["pruned"] = serde_json::json!(n.pruned);
         v["skipped"] = serde_json::json!(n.skipped);
+    }
+    if let Some(read) = &s.read {
+        // The messages the input held, those handed to the store (new or already there),
+        // those left out by reason, and the lines that might have separated two of them.
+        v["messages"] = serde_json::json!({"read": read.read, "written": read.written, "skipped": read.skipped});
+        v["warnings"] = serde_json::json!(read.warnings);
     }
     v
 }

@@ -5,16 +5,17 @@ mod bench;
 mod ingest;
 mod open;
 mod output;
+mod progress;
 mod serve;
 
 use anyhow::{Context, Result};
 use bench::BenchCmd;
 use clap::{Parser, Subcommand};
-use indicatif::ProgressBar;
-use ingest::{format_parser, ingest, ingest_json, progress};
+use ingest::{format_parser, ingest, ingest_json};
 use memtree::{Format, ImportOptions, Memory, MemoryReader, Scope};
 use open::{default_store, json_arg, now_parser, open_options};
 use output::{chain_once, is_closed_pipe, print, sources_json};
+use progress::{Phase, Shown};
 use serve::{log_embedding, run_read_only};
 use std::path::PathBuf;
 
@@ -34,6 +35,9 @@ struct Cli {
     /// Run without the dense model even when one is available.
     #[arg(long, global = true)]
     no_model: bool,
+    /// No progress on stderr (warnings and errors still go there).
+    #[arg(long, short, global = true)]
+    quiet: bool,
     /// The engine's "now" (YYYY-MM-DD, read as the end of that day UTC, or an RFC 3339
     /// time): "last week" in a question, and the times of a write, are then relative to it.
     /// For a historical store.
@@ -101,6 +105,10 @@ enum Cmd {
         /// Only these tree scopes (source ids) are visible (repeatable; default: everything).
         #[arg(long = "scope")]
         scope: Vec<String>,
+        /// Create the store when there is none (the host's first run); without it a missing
+        /// store is an error, as for every read.
+        #[arg(long)]
+        create: bool,
     },
     /// Benchmarks.
     Bench {
@@ -126,11 +134,15 @@ fn run(cli: &Cli) -> Result<()> {
     // A store this command creates is removed again when its import fails: a mistyped path
     // must not leave an empty store behind.
     let fresh = !dir.exists();
+    let recall_call = match &cli.cmd {
+        Cmd::Recall { json, .. } => Some(memtree::tool::parse_recall(&json_arg(json)?)?),
+        _ => None,
+    };
     // Read commands never wait for another process's write (an import while the assistant
     // runs): they try the writer lock once and read through a reader when it is taken.
-    // The call is parsed once, here; a malformed one still fails where it did, after the open.
+    // The call is parsed once, here: a malformed one fails before the store is looked at.
     let tool_call = match &cli.cmd {
-        Cmd::Tool { json, .. } => Some(memtree::tool::parse_call(&json_arg(json)?)),
+        Cmd::Tool { json, .. } => Some(Ok::<_, memtree::Error>(memtree::tool::parse_call(&json_arg(json)?)?)),
         _ => None,
     };
     let reads_only = match &cli.cmd {
@@ -138,6 +150,20 @@ fn run(cli: &Cli) -> Result<()> {
         Cmd::Tool { .. } => !tool_call.as_ref().is_some_and(|c| c.as_ref().is_ok_and(|r| r.is_write())),
         _ => false,
     };
+    // Reads never create a store (nor its directory): only an import, a write through the
+    // tools, or an MCP server started with --create make one.
+    let may_create = match &cli.cmd {
+        Cmd::Ingest { .. } => true,
+        Cmd::Tool { .. } => !reads_only,
+        Cmd::Recall { .. } => recall_call.as_ref().is_some_and(|r| r.is_write()),
+        Cmd::Mcp { create, .. } => *create,
+        _ => false,
+    };
+    if !may_create && !memtree::store_exists(&dir) {
+        let flag = cli.store.as_ref().map(|d| format!(" --store {}", d.display())).unwrap_or_default();
+        let missing = memtree::Error::NoStore { dir: dir.clone() };
+        anyhow::bail!("{missing} (nothing created); make one with `memtree{flag} ingest --format FORMAT PATH`");
+    }
     let mut open_opts = opts.clone();
     if reads_only && !fresh {
         open_opts.lock_timeout = std::time::Duration::ZERO;
@@ -174,7 +200,8 @@ fn run(cli: &Cli) -> Result<()> {
     match &cli.cmd {
         Cmd::Ingest { format, path, root, prune, strict } => {
             let opts = ImportOptions { root: root.clone(), strict: *strict, prune: *prune };
-            let r = match ingest(&mut mem, *format, path, &opts) {
+            let shown = Shown::for_stderr(cli.quiet)?;
+            let r = match ingest(&mut mem, *format, path, &opts, shown) {
                 Ok(r) => r,
                 Err(e) => {
                     // Only a store that still holds nothing: another process (the assistant)
@@ -188,13 +215,9 @@ fn run(cli: &Cli) -> Result<()> {
                     return Err(e);
                 }
             };
-            let mut bar: Option<ProgressBar> = None;
+            let mut phase: Option<Phase> = None;
             let vectors = mem.embed_pending(|p| {
-                let pb = bar.get_or_insert_with(|| progress(p.total, "vectors"));
-                pb.set_position(p.done);
-                if p.done >= p.total {
-                    pb.finish_and_clear();
-                }
+                phase.get_or_insert_with(|| Phase::new(shown, "vectors", p.total)).update(p.done, p.total);
             })?;
             let mut out = ingest_json(&r);
             out["vectors"] = vectors.into();
@@ -208,17 +231,16 @@ fn run(cli: &Cli) -> Result<()> {
                 // Say why every read comes back empty; the answer itself stays the JSON a
                 // script expects.
                 eprintln!(
-                    "memtree: the store at {} holds nothing yet{}; import with `memtree --store {} ingest --format FORMAT PATH`",
+                    "memtree: the store at {} holds nothing yet; import with `memtree --store {} ingest --format FORMAT PATH`",
                     dir.display(),
-                    if fresh { " (it did not exist: created empty)" } else { "" },
                     dir.display()
                 );
             }
             print(cli, &out)?;
         }
-        Cmd::Recall { json, .. } => {
-            let input = json_arg(json)?;
-            let out = memtree::tool::memory_recall_json(&mut mem, &input)?;
+        Cmd::Recall { .. } => {
+            let req = recall_call.context("a recall command carries its call")?;
+            let out = memtree::tool::memory_recall(&mut mem, req)?;
             print(cli, &out)?;
         }
         Cmd::Stats => print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?,
@@ -234,7 +256,7 @@ fn run(cli: &Cli) -> Result<()> {
             mem.reindex()?;
             print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?;
         }
-        Cmd::Mcp { scope } => {
+        Cmd::Mcp { scope, .. } => {
             let scope = if scope.is_empty() { Scope::all() } else { Scope::only(scope.iter().cloned()) };
             let mut server = memtree::McpServer::new(mem, scope);
             if let Some(w) = worker {

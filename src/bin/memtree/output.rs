@@ -43,8 +43,8 @@ pub(crate) fn is_closed_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
-/// `memtree sources`: each source with its counts and its leaves' first and last time
-/// (RFC 3339 UTC; `null` for a source without leaves).
+/// `memtree sources`: each source with its title (`null` without one), its counts and its
+/// leaves' first and last time (RFC 3339 UTC; `null` for a source without leaves).
 pub(crate) fn sources_json(reader: &MemoryReader) -> Result<serde_json::Value> {
     let time = |ms: Option<i64>| {
         ms.and_then(chrono::DateTime::from_timestamp_millis)
@@ -54,7 +54,7 @@ pub(crate) fn sources_json(reader: &MemoryReader) -> Result<serde_json::Value> {
         .sources()?
         .into_iter()
         .map(|s| {
-            serde_json::json!({"source_id": s.source_id, "kind": s.kind, "leaves": s.leaves,
+            serde_json::json!({"source_id": s.source_id, "kind": s.kind, "title": s.title, "leaves": s.leaves,
                 "summaries": s.summaries, "first": time(s.first_ms), "last": time(s.last_ms)})
         })
         .collect();

@@ -121,6 +121,7 @@ mod tests {
             participants: vec![],
             tags: vec![],
             role: Role::Person,
+            title: None,
         })
     }
 

@@ -1,8 +1,9 @@
 //! `--format chat-jsonl`: one message per line, `{"source_id", "author", "ts", "text",
-//! "source_ref"?, "role"?}` with `ts` as epoch ms or an RFC 3339 string and `role` one of
+//! "source_ref"?, "role"?}` with `ts` an RFC 3339 time, a date, or epoch seconds or
+//! milliseconds (`ts::TS_FORMATS`), and `role` one of
 //! `user` (or `person`, the default) and `assistant` (the host's own assistant).
 
-use super::read_utf8;
+use super::{read_utf8, ts};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item, Role};
 use crate::text::clip;
@@ -14,19 +15,12 @@ use std::path::Path;
 struct Line {
     source_id: String,
     author: String,
-    ts: Ts,
+    ts: serde_json::Value,
     text: String,
     #[serde(default)]
     source_ref: Option<String>,
     #[serde(default)]
     role: Role,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Ts {
-    Ms(i64),
-    Rfc3339(String),
 }
 
 /// Parse a chat JSONL file into items; blank lines are skipped.
@@ -41,12 +35,7 @@ pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
         }
         // serde quotes an unknown field's name in full.
         let l: Line = serde_json::from_str(raw).map_err(|e| bad(clip(&e.to_string(), 240)))?;
-        let ts_ms = match l.ts {
-            Ts::Ms(ms) => ms,
-            Ts::Rfc3339(s) => chrono::DateTime::parse_from_rfc3339(&s)
-                .map_err(|e| bad(format!("ts {:?}: {e}", clip(&s, 60))))?
-                .timestamp_millis(),
-        };
+        let ts_ms = ts::epoch_ms(&l.ts).map_err(|e| bad(format!("ts: {e}")))?;
         let m = ChatMessage {
             source_id: l.source_id.into(),
             author: l.author,
@@ -56,6 +45,7 @@ pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
             participants: Vec::new(),
             tags: Vec::new(),
             role: l.role,
+            title: None,
         };
         // Validate now so the error names the line.
         Item::Chat(m.clone()).into_drafts(&crate::Config::default()).map_err(|e| bad(e.to_string()))?;

@@ -75,6 +75,7 @@ impl Conversation {
                     participants: Vec::new(),
                     tags: Vec::new(),
                     role: role_of(&t.speaker),
+                    title: None,
                 })
             })
             .collect()

@@ -1,9 +1,10 @@
-//! File importers: LoCoMo JSON, chat JSONL, a folder of Markdown notes, an mbox mail file and
-//! a Slack export folder, and the one dispatch from a [`Format`] to its reader and to the
+//! File importers: LoCoMo JSON, chat JSONL, a folder of Markdown notes, an mbox mail file, a
+//! Slack export folder and ChatGPT and Claude exports, and the one dispatch from a [`Format`] to its reader and to the
 //! batched writes ([`Memory::import`]) that the CLI, the REPL and any other front end share.
 //! Each reader parses the whole input before anything is written, so a bad line fails the
 //! import with nothing half-written, and names the file and the line.
 
+mod assistant;
 mod frontmatter;
 mod jsonl;
 pub mod locomo;
@@ -11,7 +12,10 @@ mod markdown;
 mod mbox;
 mod rebase;
 mod slack;
+pub(crate) mod sniff;
+pub(crate) mod ts;
 
+pub use assistant::{read_chatgpt_export, read_claude_export};
 pub use jsonl::read_chat_jsonl;
 pub use markdown::{FileIssue, Note, NoteFolder, NoteOptions, read_markdown_dir, read_notes};
 pub use mbox::read_mbox;
@@ -20,6 +24,8 @@ pub use slack::read_slack_export;
 
 use crate::error::{Error, Result};
 use crate::ingest::{Document, Item};
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
@@ -42,11 +48,25 @@ pub enum Format {
     /// A Slack export folder (`channels.json`, `users.json`, `<channel>/<day>.json`): each
     /// channel one chat source `slack:#<name>`.
     Slack,
+    /// A ChatGPT export's `conversations.json`: each conversation one chat source
+    /// `chatgpt:<id>`, the branch on screen only.
+    ChatGpt,
+    /// A Claude export's `conversations.json`: each conversation one chat source
+    /// `claude:<uuid>`.
+    Claude,
 }
 
 impl Format {
     /// Every format, in the order help texts list them.
-    pub const ALL: [Format; 5] = [Format::Locomo, Format::ChatJsonl, Format::Markdown, Format::Mbox, Format::Slack];
+    pub const ALL: [Format; 7] = [
+        Format::Locomo,
+        Format::ChatJsonl,
+        Format::Markdown,
+        Format::Mbox,
+        Format::Slack,
+        Format::ChatGpt,
+        Format::Claude,
+    ];
 
     /// The name the CLI and the REPL take (`chat-jsonl`).
     pub fn name(self) -> &'static str {
@@ -56,6 +76,8 @@ impl Format {
             Format::Markdown => "markdown",
             Format::Mbox => "mbox",
             Format::Slack => "slack",
+            Format::ChatGpt => "chatgpt",
+            Format::Claude => "claude",
         }
     }
 
@@ -70,6 +92,11 @@ impl Format {
                 "A Slack export folder (channels.json, users.json, <channel>/<day>.json): each channel one chat \
                  source `slack:#<name>`"
             }
+            Format::ChatGpt => {
+                "A ChatGPT export's conversations.json: each conversation one chat source `chatgpt:<id>` (the branch \
+                 on screen)"
+            }
+            Format::Claude => "A Claude export's conversations.json: each conversation one chat source `claude:<uuid>`",
         }
     }
 
@@ -77,18 +104,35 @@ impl Format {
     /// nothing is written.
     ///
     /// # Errors
-    /// [`Error::PathNotFound`] when nothing is at `path`; the reader's errors otherwise
-    /// ([`Error::ImportFormat`] naming the file and the line, [`Error::Io`]).
+    /// [`Error::PathNotFound`] when nothing is at `path`; [`Error::WrongFormat`] when the input
+    /// is plainly of another format; the reader's errors otherwise ([`Error::ImportFormat`]
+    /// naming the file and the line, [`Error::Io`]).
     pub fn read(self, path: &Path) -> Result<Parsed> {
         if !path.exists() {
             return Err(Error::PathNotFound { path: path.to_path_buf() });
         }
+        sniff::check(self, path)?;
+        let items = |items: Vec<Item>, unit| {
+            let report = ReadReport::all(items.len());
+            Parsed::Items { items, unit, report }
+        };
         Ok(match self {
             Format::Locomo => Parsed::Conversations(locomo::read_locomo(path)?),
-            Format::ChatJsonl => Parsed::Items { items: read_chat_jsonl(path)?, unit: "messages" },
+            Format::ChatJsonl => items(read_chat_jsonl(path)?, "messages"),
             Format::Markdown => Parsed::Documents(read_markdown_dir(path)?),
-            Format::Mbox => Parsed::Items { items: read_mbox(path)?, unit: "e-mails" },
-            Format::Slack => Parsed::Items { items: read_slack_export(path)?, unit: "messages" },
+            Format::Mbox => {
+                let (items, report) = read_mbox(path)?;
+                Parsed::Items { items, unit: "e-mails", report }
+            }
+            Format::Slack => items(read_slack_export(path)?, "messages"),
+            Format::ChatGpt => {
+                let (items, report) = read_chatgpt_export(&export_file(path))?;
+                Parsed::Items { items, unit: "messages", report }
+            }
+            Format::Claude => {
+                let (items, report) = read_claude_export(&export_file(path))?;
+                Parsed::Items { items, unit: "messages", report }
+            }
         })
     }
 }
@@ -121,6 +165,8 @@ pub enum Parsed {
         items: Vec<Item>,
         /// `messages`, `e-mails`.
         unit: &'static str,
+        /// What the reader found in the input and left out.
+        report: ReadReport,
     },
     /// LoCoMo conversations, one write each.
     Conversations(Vec<locomo::Conversation>),
@@ -140,12 +186,64 @@ pub struct Progress {
     pub total: u64,
 }
 
-/// Read a file as UTF-8, naming the line of the first invalid byte when it is not.
+/// An assistant export's `conversations.json`: the file itself, or the unzipped export
+/// folder that holds it.
+fn export_file(path: &Path) -> std::path::PathBuf {
+    if path.is_dir() { path.join(EXPORT_FILE) } else { path.to_path_buf() }
+}
+
+/// The file of a ChatGPT or Claude export that holds the conversations.
+pub(crate) const EXPORT_FILE: &str = "conversations.json";
+
+/// What a reader found in its input besides the items it hands on: the messages it read,
+/// those it left out by reason, and the places it was unsure how to read, each named.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ReadReport {
+    /// Messages found in the input.
+    pub read: u64,
+    /// Messages handed to the writer (each one leaf or more, or a duplicate of a stored one).
+    pub written: u64,
+    /// What was left out, by reason (`"system message": 12`).
+    pub skipped: BTreeMap<String, u64>,
+    /// Where the reader had doubts (a line that might have separated two e-mails), in file
+    /// order.
+    pub warnings: Vec<ReadWarning>,
+}
+
+/// A place in the input the reader was unsure about, and what it did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReadWarning {
+    /// 1-based line of the file.
+    pub line: usize,
+    /// What the reader saw and did.
+    pub reason: String,
+}
+
+impl ReadReport {
+    /// `n` messages read and all of them written.
+    pub(crate) fn all(n: usize) -> ReadReport {
+        ReadReport { read: n as u64, written: n as u64, ..ReadReport::default() }
+    }
+
+    /// One message (or part of one) left out for `reason`.
+    pub(crate) fn skip(&mut self, reason: &str) {
+        *self.skipped.entry(reason.to_string()).or_default() += 1;
+    }
+}
+
+/// Read a file as UTF-8, naming the line of the first invalid byte when it is not. A UTF-8
+/// byte order mark (Windows editors write one) is dropped.
 pub fn read_utf8(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let mut bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if bytes.starts_with(BOM) {
+        bytes.drain(..BOM.len());
+    }
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
         Error::ImportFormat { path: path.to_path_buf(), line, reason: format!("invalid UTF-8 at byte {at}") }
     })
 }
+
+/// The UTF-8 byte order mark.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";

@@ -219,6 +219,7 @@ pub fn read_slack_export(dir: &Path) -> Result<Vec<Item>> {
                     participants: Vec::new(),
                     tags: Vec::new(),
                     role: Role::Person,
+                    title: None,
                 };
                 // Validate now so the error names the file and line.
                 Item::Chat(msg.clone())

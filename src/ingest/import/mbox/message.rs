@@ -37,10 +37,12 @@ pub(super) struct Parsed {
 /// A fault in a message: the 1-based file line and the reason.
 pub(super) type LineErr = (usize, String);
 
-/// Read one message. Fails on a message cut off inside its headers or inside a multipart body,
-/// and on a message with no readable date; any bytes are text (decoded per the charset they
-/// declare, lossily where they break it).
-pub(super) fn parse(mut raw: RawMessage) -> Result<Parsed, LineErr> {
+/// Read one message. Fails on a message cut off inside its headers, on the file's last message
+/// cut off inside a multipart body (`at_end`: the file was cut), and on a message with no
+/// readable date; any bytes are text (decoded per the charset they declare, lossily where they
+/// break it). An unclosed multipart with another message after it is malformed mail, not a
+/// cut file: it is read as far as it goes and noted in `notes`.
+pub(super) fn parse(mut raw: RawMessage, at_end: bool, notes: &mut Vec<LineErr>) -> Result<Parsed, LineErr> {
     let Some(header_end) = header_end(&raw.bytes) else {
         return Err((
             if raw.bytes.is_empty() { raw.start } else { raw.line_at(raw.bytes.len() - 1) },
@@ -65,7 +67,12 @@ pub(super) fn parse(mut raw: RawMessage) -> Result<Parsed, LineErr> {
             body,
         });
     };
-    check_multipart_closed(&raw, &msg)?;
+    if let Err((line, reason)) = check_multipart_closed(&raw, &msg) {
+        if at_end {
+            return Err((line, reason));
+        }
+        notes.push((line, format!("{reason}; another message follows, so it is read as far as it goes")));
+    }
     let date_ms = date(&raw, &msg)?;
     let ids = |v: &HeaderValue<'_>| -> Vec<String> {
         match v {

@@ -1,37 +1,49 @@
-//! `--format mbox`: a Unix mailbox (mboxo/mboxrd), one e-mail leaf per message. Messages are
+//! `--format mbox`: a Unix mailbox in any dialect (mboxo, mboxrd, mboxcl, mboxcl2; the
+//! exports of Thunderbird, Apple Mail and Gmail Takeout), one e-mail leaf per message. Messages are
 //! grouped into threads by `References`/`In-Reply-To` (else the message itself), each thread one
 //! e-mail source `mbox:<root message-id>`. The file is read as a stream, one message in memory
-//! at a time (`split`); each message is read by mail-parser (`message`): MIME, transfer
+//! at a time (`split`, over `lines`); each message is read by mail-parser (`message`): MIME, transfer
 //! encodings, RFC 2047 words, charsets (windows-1252, ISO-8859-x, multi-byte through
 //! encoding_rs), the `text/plain` alternative else the HTML as text, attachments named.
 
+mod lines;
 mod message;
 mod split;
 mod thread;
 
+use super::{ReadReport, ReadWarning};
 use crate::error::{Error, Result};
 use crate::ingest::{EmailMessage, Item};
 use split::{Messages, SplitError};
 use std::io::BufReader;
 use std::path::Path;
 
-/// Parse an mbox file into e-mail items, oldest first. Fails on a file that does not start
+/// Parse an mbox file into e-mail items, oldest first, with the report of what was read: the
+/// messages found, and each line the splitter kept as text although it might have separated
+/// two messages (named, so nothing is glued silently). Fails on a file that does not start
 /// with a `From ` line, a message cut off inside its headers or inside a multipart body, and a
 /// message with no readable date, naming the file and the line. Bytes that are not UTF-8 are
 /// not an error: mail declares its charsets, and each text is decoded by its own.
-pub fn read_mbox(path: &Path) -> Result<Vec<Item>> {
+pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
     let bad = |line: usize, reason: String| Error::ImportFormat { path: path.to_path_buf(), line, reason };
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut threads = thread::Threads::default();
     let mut out = Vec::new();
-    for raw in Messages::new(BufReader::with_capacity(1 << 16, file)) {
+    let mut report = ReadReport::default();
+    let mut messages = Messages::new(BufReader::with_capacity(1 << 16, file)).peekable();
+    while let Some(raw) = messages.next() {
         let raw = raw.map_err(|e| match e {
             SplitError::Io(e) => Error::io(path, e),
             SplitError::NotMbox(line) => {
                 bad(line, "not an mbox file: expected a `From ` separator line before any message".into())
             }
         })?;
-        let p = message::parse(raw).map_err(|(line, reason)| bad(line, reason))?;
+        report.read += 1;
+        let mut notes = raw.notes.clone();
+        let at_end = messages.peek().is_none();
+        let p = message::parse(raw, at_end, &mut notes).map_err(|(line, reason)| bad(line, reason))?;
+        notes.sort();
+        report.warnings.extend(notes.into_iter().map(|(line, reason)| ReadWarning { line, reason }));
         let root = threads.root(&p);
         let item = Item::Email(EmailMessage {
             source_id: format!("mbox:{root}").into(),
@@ -49,7 +61,8 @@ pub fn read_mbox(path: &Path) -> Result<Vec<Item>> {
         out.push((p.date_ms, p.start, item));
     }
     out.sort_by_key(|(date, start, _)| (*date, *start));
-    Ok(out.into_iter().map(|(_, _, item)| item).collect())
+    report.written = out.len() as u64;
+    Ok((out.into_iter().map(|(_, _, item)| item).collect(), report))
 }
 
 #[cfg(test)]
@@ -63,7 +76,7 @@ mod tests {
         (dir, p)
     }
 
-    fn emails(items: Vec<Item>) -> Vec<EmailMessage> {
+    fn emails((items, _): (Vec<Item>, ReadReport)) -> Vec<EmailMessage> {
         items
             .into_iter()
             .map(|i| match i {
@@ -137,11 +150,24 @@ at noon.\n\
         let mut bytes = TWO.as_bytes().to_vec();
         bytes.splice(200..200, [0xff, 0xfe]);
         let (_d, p) = write(&bytes);
-        assert_eq!(read_mbox(&p).unwrap().len(), 2);
+        assert_eq!(read_mbox(&p).unwrap().0.len(), 2);
 
         let (_d, p) = write(b"From a@example.com\nFrom: a@example.com\nSubject: x\n\nbody\n");
         let e = read_mbox(&p).unwrap_err().to_string();
         assert!(e.contains(":1: message has no Date header"), "{e}");
+    }
+
+    #[test]
+    fn an_unclosed_multipart_before_another_message_is_read_and_named() {
+        let cut = TWO.split("--XX--").next().unwrap();
+        let third = "\nFrom c@example.com Tue May  2 11:00:00 2023\nFrom: c@example.com\nSubject: later\n\
+                     Date: Tue, 2 May 2023 11:00:00 +0000\n\nstill here\n";
+        let (_d, p) = write(format!("{cut}{third}").as_bytes());
+        let (items, report) = read_mbox(&p).unwrap();
+        assert_eq!((items.len(), report.read), (3, 3));
+        assert_eq!(report.warnings.len(), 1, "{report:?}");
+        assert!(report.warnings[0].reason.contains("truncated multipart body (starts at line 19)"), "{report:?}");
+        assert!(report.warnings[0].reason.contains("another message follows"), "{report:?}");
     }
 
     #[test]

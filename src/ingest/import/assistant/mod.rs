@@ -1,0 +1,101 @@
+//! `--format chatgpt` and `--format claude`: the assistant's own history from the exports
+//! ChatGPT and Claude give their users (`conversations.json`). Each conversation is one chat
+//! source (`chatgpt:<id>`, `claude:<uuid>`) titled by the conversation's title; the user's
+//! messages are the person's (author `User`), the assistant's are the host assistant's
+//! (`Role::Assistant`, author `ChatGPT` / `Claude`). System messages, tool calls and tool
+//! output, hidden context (custom instructions) and the models' reasoning are left out and
+//! counted in the report: they are not what either side said to the other. Attachments are
+//! named in the message text (`[attachment: report.pdf]`), as mbox does, not read.
+//!
+//! Ids are deterministic (source, time and text), so a newer export of the same account adds
+//! only the messages that are new.
+
+mod chatgpt;
+mod claude;
+
+pub use chatgpt::read_chatgpt_export;
+pub use claude::read_claude_export;
+
+use super::ReadReport;
+use crate::error::{Error, Result};
+use crate::ingest::{ChatMessage, Item, Role};
+use serde_json::Value;
+use std::path::Path;
+
+/// One message as both readers hand it on.
+struct Said {
+    role: Role,
+    author: &'static str,
+    ts_ms: i64,
+    text: String,
+    attachments: Vec<String>,
+    /// The message's own id in the export, for `source_ref`.
+    id: Option<String>,
+}
+
+/// One conversation, its messages in order.
+struct Conversation {
+    source_id: String,
+    title: Option<String>,
+    /// Where a message's `source_ref` points: the conversation's address, `#` the message id.
+    link: String,
+    said: Vec<Said>,
+}
+
+/// The export's top-level array, or an error saying what the file is instead.
+fn conversations(path: &Path, format: &str, expect: &str) -> Result<Vec<Value>> {
+    let text = super::read_utf8(path)?;
+    let bad = |line: usize, reason: String| Error::ImportFormat { path: path.to_path_buf(), line, reason };
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| bad(e.line(), format!("not a {format} export (`conversations.json`, a JSON array): {e}")))?;
+    match v {
+        Value::Array(items) => Ok(items),
+        Value::Object(o) if o.contains_key("conversations") => match o.get("conversations") {
+            Some(Value::Array(items)) => Ok(items.clone()),
+            _ => Err(bad(1, "`conversations` must be an array".into())),
+        },
+        _ => Err(bad(1, format!("not a {format} export: expected a JSON array of conversations with {expect}"))),
+    }
+}
+
+/// The conversations as chat items, oldest conversation first, each in message order.
+fn into_items(mut convs: Vec<Conversation>, report: &mut ReadReport) -> Vec<Item> {
+    convs.sort_by_key(|c| (c.said.first().map(|s| s.ts_ms), c.source_id.clone()));
+    let mut out = Vec::new();
+    for c in convs {
+        for s in c.said {
+            let mut text = s.text.trim().to_string();
+            for name in &s.attachments {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&format!("[attachment: {}]", crate::text::clip(name.trim(), 200)));
+            }
+            if text.trim().is_empty() {
+                report.skip("empty message");
+                continue;
+            }
+            out.push(Item::Chat(ChatMessage {
+                source_id: c.source_id.clone().into(),
+                author: s.author.to_string(),
+                ts_ms: s.ts_ms,
+                text,
+                source_ref: Some(match &s.id {
+                    Some(id) => format!("{}#{id}", c.link),
+                    None => c.link.clone(),
+                }),
+                participants: Vec::new(),
+                tags: Vec::new(),
+                role: s.role,
+                title: c.title.clone(),
+            }));
+        }
+    }
+    report.written = out.len() as u64;
+    out
+}
+
+/// A string field, trimmed, `None` when absent, null or blank.
+fn text_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty())
+}
