@@ -45,6 +45,7 @@ pub mod eval;
 mod graph;
 mod index;
 mod ingest;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod memory;
 mod options;
@@ -65,6 +66,7 @@ pub use error::{Error, Result};
 pub use graph::{co_occurring_entities, neighbors};
 pub use ingest::import::{FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, read_notes};
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Role};
+#[cfg(feature = "mcp")]
 pub use mcp::{McpServer, ServeError, ToolOutcome, serve_stdio};
 pub use memory::{
     BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus, ImportOptions, ImportSummary, Memory, OpenReport,
@@ -89,7 +91,9 @@ pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, Tr
 /// readers. Not part of the supported API; anything here may change without notice.
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::crash::{CRASH_ENV, POINTS};
+    pub use crate::crash::POINTS;
+    #[cfg(feature = "failpoints")]
+    pub use crate::crash::CRASH_ENV;
     pub use crate::index::SearchFilter;
     pub use crate::ingest::import::locomo;
     pub use crate::ingest::import::{read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
