@@ -91,9 +91,9 @@ pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, Tr
 /// readers. Not part of the supported API; anything here may change without notice.
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::crash::POINTS;
     #[cfg(feature = "failpoints")]
     pub use crate::crash::CRASH_ENV;
+    pub use crate::crash::POINTS;
     pub use crate::index::SearchFilter;
     pub use crate::ingest::import::locomo;
     pub use crate::ingest::import::{read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
