@@ -75,7 +75,13 @@ fn replaces_and_deletes_leave_the_state_a_fresh_load_would_have() {
     let ids: Vec<String> = {
         use memtree::internals::NodeReads;
         let mut ids = Vec::new();
-        fresh.store().for_each_node(|n| Ok(ids.push(n.node_id.to_string()))).unwrap();
+        fresh
+            .store()
+            .for_each_node(|n| {
+                ids.push(n.node_id.to_string());
+                Ok(())
+            })
+            .unwrap();
         ids
     };
     assert_eq!(a.len(), ids.len(), "one vector per stored node");
