@@ -17,7 +17,7 @@
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Parser;
 use memtree::Scope;
-use memtree::tool::{self, MODE_NAMES, MODES, RecallRequest, Request};
+use memtree::tool::{self, FieldSpec, MODE_NAMES, RECALL_OPS, RecallRequest, Request};
 use memtree::{BackgroundEmbedder, Clock, Embedding, Memory, OpenOptions, SystemClock};
 use memtree::{Format, Parsed};
 use rustyline::completion::{Completer, Pair};
@@ -710,23 +710,24 @@ fn tokens(s: &str) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// The JSON type a mode's field takes, from the dispatcher's field table.
+/// The JSON type a mode's field takes, from the dispatcher's field tables (`memory_recall`:
+/// any op's field of that name).
 fn field_type(mode: &str, key: &str) -> Option<&'static str> {
-    if mode == "memory_recall" {
-        return Some(if key == "limit" { "integer" } else { "string" });
-    }
-    let mode = if mode == "smart_walk" { "walk" } else { mode };
-    MODES.iter().find(|m| m.mode == mode)?.fields.iter().find(|f| f.name == key).map(|f| f.ty.json_type())
+    let fields: Vec<&FieldSpec> = if mode == "memory_recall" {
+        RECALL_OPS.iter().flat_map(|o| o.fields).collect()
+    } else {
+        tool::mode(mode)?.fields.iter().collect()
+    };
+    fields.into_iter().find(|f| f.name == key).map(|f| f.ty.json_type())
 }
 
-/// The field that bare words fill: `:walk when is the launch` = `:walk query="when is the launch"`.
+/// The field that bare words fill, from the mode's row: `:walk when is the launch` =
+/// `:walk query="when is the launch"` (`:recall` words go to the `search` op's).
 fn primary_field(mode: &str) -> Option<&'static str> {
-    match mode {
-        "walk" | "smart_walk" | "search_entities" | "query_source" | "memory_recall" => Some("query"),
-        "drill_down" => Some("node_id"),
-        "fetch_leaves" => Some("chunk_ids"),
-        _ => None,
+    if mode == "memory_recall" {
+        return RECALL_OPS.first()?.primary;
     }
+    tool::mode(mode)?.primary
 }
 
 /// `key=value ...` into a JSON object: values are JSON when they parse (unless the field is a
@@ -870,10 +871,8 @@ impl Completer for Complete {
                     (":mode", [m, ..]) => *m,
                     (c, _) => c.trim_start_matches(':'),
                 };
-                let mode = if mode == "smart_walk" { "walk" } else { mode };
-                MODES
-                    .iter()
-                    .filter(|m| m.mode == mode)
+                tool::mode(mode)
+                    .into_iter()
                     .flat_map(|m| m.fields.iter().map(|f| format!("{}=", f.name)))
                     .filter(|f| f.starts_with(word))
                     .collect()

@@ -2,15 +2,24 @@
 //! the process SIGKILL itself, to prove that a crash there loses nothing and shows nothing
 //! half-done.
 //!
-//! `MEMTREE_CRASH_AT=<point>[:<n>]` kills the process the `n`-th time (default: the first)
-//! it reaches `<point>`. The variable is read once; when it is unset — always, outside
-//! `tests/crash.rs` — a point costs one `OnceLock` read and a comparison. A kill point
+//! Only a build with the `failpoints` feature (which `tests/crash.rs` alone turns on) can be
+//! killed: there `MEMTREE_CRASH_AT=<point>[:<n>]` kills the process the `n`-th time (default:
+//! the first) it reaches `<point>`, the variable read once. In every other build — the
+//! binary, an app embedding the library — a point is an empty inline function and the
+//! variable's name is not in the program: a host's environment cannot kill it. A kill point
 //! never changes what the code does otherwise.
+//!
+//! Our own module rather than the `fail` crate (tantivy's choice): a crash here must be a
+//! SIGKILL of the process, which `fail` has no action for, and the test sweeps a named list
+//! of points with a visit count, which this file states in a few lines.
 
+#[cfg(feature = "failpoints")]
 use std::sync::OnceLock;
+#[cfg(feature = "failpoints")]
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable that arms a kill point.
+#[cfg(feature = "failpoints")]
 pub const CRASH_ENV: &str = "MEMTREE_CRASH_AT";
 
 /// Every kill point in the write path, in the order a write reaches them. The crash test
@@ -35,12 +44,14 @@ pub const POINTS: &[&str] = &[
     "open_embed",
 ];
 
+#[cfg(feature = "failpoints")]
 struct Armed {
     point: String,
     nth: u64,
     seen: AtomicU64,
 }
 
+#[cfg(feature = "failpoints")]
 fn armed() -> Option<&'static Armed> {
     static ARMED: OnceLock<Option<Armed>> = OnceLock::new();
     ARMED
@@ -56,6 +67,7 @@ fn armed() -> Option<&'static Armed> {
 }
 
 /// A kill point: SIGKILL this process if it is the armed point's `n`-th visit.
+#[cfg(feature = "failpoints")]
 pub(crate) fn point(name: &'static str) {
     debug_assert!(POINTS.contains(&name), "kill point {name} is not listed in crash::POINTS");
     let Some(a) = armed() else { return };
@@ -64,7 +76,14 @@ pub(crate) fn point(name: &'static str) {
     }
 }
 
-#[cfg(unix)]
+/// A kill point without the `failpoints` feature: nothing.
+#[cfg(not(feature = "failpoints"))]
+#[inline(always)]
+pub(crate) fn point(name: &'static str) {
+    debug_assert!(POINTS.contains(&name), "kill point {name} is not listed in crash::POINTS");
+}
+
+#[cfg(all(feature = "failpoints", unix))]
 fn kill_self() -> ! {
     // SIGKILL, not abort or exit: no destructor, buffer flush or atexit handler runs,
     // exactly as when the OS or the user kills the assistant.
@@ -78,7 +97,7 @@ fn kill_self() -> ! {
     }
 }
 
-#[cfg(not(unix))]
+#[cfg(all(feature = "failpoints", not(unix)))]
 fn kill_self() -> ! {
     std::process::abort()
 }

@@ -6,7 +6,10 @@ use std::path::PathBuf;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in memtree. Variants are structured so callers can match on
-/// them; the `Display` text is what a tool caller (an LLM or a person) sees.
+/// them. One chain policy: `Display` says what failed, and a variant with a cause exposes it
+/// through `source()` only, never in its own message, so a chain printer ([`Error::chain`],
+/// anyhow's `{:#}`) names each cause once. What a tool caller (an LLM or a person) sees is
+/// [`Error::chain`].
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     // ---- the caller's input -------------------------------------------------------------
@@ -72,10 +75,10 @@ pub enum Error {
         dir: PathBuf,
     },
     /// The SQLite system of record failed.
-    #[error("store: {0}")]
+    #[error("store")]
     Sqlite(#[from] rusqlite::Error),
     /// The tantivy full-text index failed.
-    #[error("full-text index: {0}")]
+    #[error("full-text index")]
     Index(#[from] tantivy::TantivyError),
     /// The store on disk has a schema this build does not know how to open.
     #[error("store schema: {reason}")]
@@ -114,7 +117,7 @@ pub enum Error {
 
     // ---- I/O ----------------------------------------------------------------------------
     /// A file-system operation failed on `path`.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The path being read or written.
         path: PathBuf,
@@ -123,7 +126,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// JSON (de)serialisation failed.
-    #[error("json: {0}")]
+    #[error("json")]
     Json(#[from] serde_json::Error),
 }
 
@@ -175,5 +178,29 @@ impl Error {
                 | Error::PathNotFound { .. }
                 | Error::ImportFormat { .. }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chain policy: a variant with a source names it once in the chain, and its own
+    /// message does not quote it.
+    #[test]
+    fn a_chain_names_each_cause_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::IsADirectory, "Is a directory");
+        let e = Error::io("/tmp", io);
+        assert_eq!(e.to_string(), "/tmp");
+        assert_eq!(e.chain(), "/tmp: Is a directory");
+        let sql = Error::from(rusqlite::Error::InvalidQuery);
+        assert_eq!(sql.chain().matches("Query is not read-only").count(), 1, "{}", sql.chain());
+        assert!(sql.chain().starts_with("store: "), "{}", sql.chain());
+        // Every variant with a source: its message does not contain the source's.
+        let json = Error::from(serde_json::from_str::<u8>("x").unwrap_err());
+        for e in [e, sql, json] {
+            let cause = std::error::Error::source(&e).unwrap().to_string();
+            assert!(!e.to_string().contains(&cause), "{e} repeats {cause}");
+        }
     }
 }

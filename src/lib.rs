@@ -46,6 +46,7 @@ pub mod eval;
 mod graph;
 mod index;
 mod ingest;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod memory;
 mod options;
@@ -69,6 +70,7 @@ pub use ingest::import::{
     read_notes,
 };
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Role};
+#[cfg(feature = "mcp")]
 pub use mcp::{McpServer, ServeError, ToolOutcome, serve_stdio};
 pub use memory::{
     BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus, ImportOptions, ImportSummary, Memory, OpenReport,
@@ -93,7 +95,9 @@ pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, Tr
 /// readers. Not part of the supported API; anything here may change without notice.
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::crash::{CRASH_ENV, POINTS};
+    #[cfg(feature = "failpoints")]
+    pub use crate::crash::CRASH_ENV;
+    pub use crate::crash::POINTS;
     pub use crate::index::SearchFilter;
     pub use crate::ingest::import::locomo;
     pub use crate::ingest::import::{

@@ -187,8 +187,31 @@ impl Item {
         }
     }
 
+    /// Refuse an item ingest would refuse, naming the field: a blank or oversized source id,
+    /// a time outside 1970..9999, a blank chat text, an e-mail with neither body nor subject.
+    /// What an importer checks per item, so that its error names the line, without making
+    /// the drafts that ingest makes again.
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            Item::Chat(m) => {
+                check_source(&m.source_id)?;
+                check_ts("ts", m.ts_ms)?;
+                check_text("text", &m.text)
+            }
+            Item::Email(m) => {
+                check_source(&m.source_id)?;
+                check_ts("date", m.date_ms)?;
+                if m.body.trim().is_empty() && m.subject.trim().is_empty() {
+                    return Err(Error::invalid("body", "an e-mail needs a body or a subject"));
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Validate and turn into leaf drafts (more than one when an oversized message is split).
     pub fn into_drafts(self, cfg: &Config) -> Result<Vec<LeafDraft>> {
+        self.validate()?;
         match self {
             Item::Chat(m) => chat_drafts(m, cfg),
             Item::Email(m) => email_drafts(m, cfg),
@@ -196,10 +219,8 @@ impl Item {
     }
 }
 
+/// The drafts of a validated chat message.
 fn chat_drafts(m: ChatMessage, cfg: &Config) -> Result<Vec<LeafDraft>> {
-    check_source(&m.source_id)?;
-    check_ts("ts", m.ts_ms)?;
-    check_text("text", &m.text)?;
     let author = m.author.trim().to_string();
     let pieces = split_oversized(&m.text, cfg.max_leaf_tokens);
     let split = pieces.len() > 1;
@@ -245,12 +266,8 @@ fn chat_drafts(m: ChatMessage, cfg: &Config) -> Result<Vec<LeafDraft>> {
         .collect())
 }
 
+/// The drafts of a validated e-mail.
 fn email_drafts(m: EmailMessage, cfg: &Config) -> Result<Vec<LeafDraft>> {
-    check_source(&m.source_id)?;
-    check_ts("date", m.date_ms)?;
-    if m.body.trim().is_empty() && m.subject.trim().is_empty() {
-        return Err(Error::invalid("body", "an e-mail needs a body or a subject"));
-    }
     let mut structured = Vec::new();
     let (from_name, from_addr) = parse_address(&m.from);
     for (name, addr) in std::iter::once((from_name.clone(), from_addr.clone()))

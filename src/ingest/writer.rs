@@ -25,6 +25,8 @@ pub(crate) struct WriteBatch<'a, 't> {
     written: Vec<WrittenNode>,
     /// Trees whose old nodes this batch deleted (replace/delete).
     dropped_trees: Vec<TreeId>,
+    /// The nodes those drops deleted: their vectors leave the matrix after the commit.
+    dropped_nodes: Vec<NodeId>,
     report: IngestReport,
     buffers: HashMap<(TreeId, u32), BufferStats>,
     next_seq: HashMap<TreeId, i64>,
@@ -63,6 +65,10 @@ pub(crate) struct Written {
     pub nodes: Vec<WrittenNode>,
     /// Trees whose earlier nodes were deleted: the index drops their documents first.
     pub dropped_trees: Vec<TreeId>,
+    /// The nodes deleted with those trees (stored before this batch): the vector matrix
+    /// removes their rows, before it takes this batch's vectors (a replace may write a
+    /// deleted id again).
+    pub dropped_nodes: Vec<NodeId>,
 }
 
 impl<'a, 't> WriteBatch<'a, 't> {
@@ -72,6 +78,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
             ctx,
             written: Vec::new(),
             dropped_trees: Vec::new(),
+            dropped_nodes: Vec::new(),
             report: IngestReport::default(),
             buffers: HashMap::new(),
             next_seq: HashMap::new(),
@@ -84,7 +91,12 @@ impl<'a, 't> WriteBatch<'a, 't> {
     /// Finish: what the batch wrote, with the number of distinct sources in the report.
     pub fn finish(mut self) -> Written {
         self.report.sources = self.sources.len();
-        Written { report: self.report, nodes: self.written, dropped_trees: self.dropped_trees }
+        Written {
+            report: self.report,
+            nodes: self.written,
+            dropped_trees: self.dropped_trees,
+            dropped_nodes: self.dropped_nodes,
+        }
     }
 
     /// Delete a source's nodes with their entity mentions and edges (a replace's first step,
@@ -105,10 +117,12 @@ impl<'a, 't> WriteBatch<'a, 't> {
         self.next_seq.remove(&tree);
         self.trees.remove(&tree);
         self.dropped_trees.push(tree);
+        self.dropped_nodes.extend(ids);
         self.report.removed += leaves;
         // What the dropped nodes taught the gazetteer goes with them: a replaced document's
         // new text is read as a first import into the store without the old text would read
-        // it, not with the old version's names still matching (the counts would drift).
+        // it, not with the old version's names still matching (the counts would drift). This
+        // is the one rebuild of a replace: the commit publishes this gazetteer as it stands.
         *self.ctx.gazetteer = crate::derived::load_gazetteer(self.tx, self.ctx.registry)?;
         Ok(leaves)
     }

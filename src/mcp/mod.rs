@@ -24,13 +24,13 @@ use rmcp::ServiceExt;
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     /// The async runtime could not be started.
-    #[error("starting the MCP runtime: {0}")]
+    #[error("starting the MCP runtime")]
     Runtime(#[source] std::io::Error),
     /// The client did not complete the `initialize` handshake.
-    #[error("MCP handshake: {0}")]
+    #[error("MCP handshake")]
     Handshake(#[source] Box<rmcp::service::ServerInitializeError>),
     /// The session task failed.
-    #[error("MCP session: {0}")]
+    #[error("MCP session")]
     Session(#[source] tokio::task::JoinError),
 }
 

@@ -1,9 +1,12 @@
 //! The MCP prompt `memory_agent`: the retrieval strategy and the tool allow-list a host hands
 //! to the model (or sub-agent) that works the user's memory, as OpenHuman does for its
-//! memory sub-agent. The text is `prompt.md`, beside this file, so it reads as what it is.
+//! memory sub-agent. The text is `prompt.md`, beside this file, so it reads as what it is;
+//! after it, a list of every mode and op made from the tools' tables (names, aliases, the
+//! field a request's words go in, when to use it), so a mode added to a table is offered here.
 
 use super::handler::TOOL_NAMES;
 use crate::error::{Error, Result};
+use crate::tool::{MODES, ModeSpec, RECALL_OPS};
 use rmcp::model::{GetPromptResult, Prompt, PromptArgument, PromptMessage, Role};
 
 /// The prompt's name in `prompts/list` and `prompts/get`.
@@ -14,6 +17,32 @@ pub const MEMORY_AGENT_TEXT: &str = include_str!("prompt.md");
 
 /// The optional argument: the user's request, appended to the strategy when given.
 const REQUEST_ARG: &str = "request";
+
+/// The strategy (`prompt.md`), then one line per mode and op from the tables.
+fn strategy() -> String {
+    fn line<R>(tool: &str, m: &ModeSpec<R>) -> String {
+        let mut s = format!("- {tool} `{}`", m.mode);
+        if !m.aliases.is_empty() {
+            let aliases: Vec<String> = m.aliases.iter().map(|a| format!("`{a}`")).collect();
+            s.push_str(&format!(" (also {})", aliases.join(", ")));
+        }
+        if let Some(p) = m.primary {
+            s.push_str(&format!(", main field `{p}`"));
+        }
+        format!("{s}: {}", m.when)
+    }
+    let mut text = MEMORY_AGENT_TEXT.trim_end().to_string();
+    text.push_str("\n\n## Every mode and op\n");
+    for m in MODES {
+        text.push('\n');
+        text.push_str(&line("memory_tree", m));
+    }
+    for m in RECALL_OPS {
+        text.push('\n');
+        text.push_str(&line("memory_recall", m));
+    }
+    text
+}
 
 /// Every prompt this server publishes.
 pub fn prompts() -> Vec<Prompt> {
@@ -47,7 +76,7 @@ pub fn get(
     if name != MEMORY_AGENT {
         return Err(Error::invalid("name", format!("unknown prompt `{name}`; this server has {MEMORY_AGENT}")));
     }
-    let mut text = MEMORY_AGENT_TEXT.trim_end().to_string();
+    let mut text = strategy();
     for (k, v) in arguments.into_iter().flatten() {
         if k != REQUEST_ARG {
             return Err(Error::invalid(
@@ -84,13 +113,23 @@ mod tests {
     use super::*;
     use crate::tool::MODE_NAMES;
 
-    /// The prompt cannot drift from the modes: a mode added to the table and not explained
-    /// here fails this test.
+    /// The prompt cannot drift from the modes: a mode or op added to a table and not
+    /// explained in `prompt.md` fails this test (the names come from the tables), and the
+    /// generated list names each with its aliases and main field.
     #[test]
     fn the_prompt_names_every_mode_and_op_and_only_the_two_tools() {
-        for m in MODE_NAMES.iter().chain(["search", "put", "forget", "list"].iter()) {
+        for m in MODE_NAMES.iter().chain(RECALL_OPS.iter().map(|o| &o.mode)) {
             assert!(MEMORY_AGENT_TEXT.contains(&format!("`{m}`")), "mode `{m}` is not in prompt.md");
         }
+        let text = strategy();
+        for m in MODES {
+            let line = text.lines().find(|l| l.starts_with(&format!("- memory_tree `{}`", m.mode))).unwrap();
+            assert!(m.aliases.iter().all(|a| line.contains(&format!("`{a}`"))), "{line}");
+            assert!(m.primary.is_none_or(|p| line.contains(&format!("main field `{p}`"))), "{line}");
+            assert!(line.ends_with(m.when), "{line}");
+        }
+        assert!(text.contains("- memory_tree `walk` (also `smart_walk`), main field `query`: "), "{text}");
+        assert!(text.contains("- memory_recall `search`, main field `query`: "), "{text}");
         for t in TOOL_NAMES {
             assert!(MEMORY_AGENT_TEXT.contains(&format!("`{t}`")), "{t}");
         }
@@ -105,7 +144,7 @@ mod tests {
         };
         const NOW: i64 = 1_685_059_200_000; // 2023-05-26T00:00:00Z
         let plain = get(MEMORY_AGENT, None, NOW).unwrap();
-        assert_eq!(text(&plain), MEMORY_AGENT_TEXT.trim_end());
+        assert_eq!(text(&plain), strategy());
         let clock = match &plain.messages[1].content {
             rmcp::model::ContentBlock::Text(t) => t.text.clone(),
             other => panic!("{other:?}"),

@@ -146,31 +146,34 @@ impl Memory {
             return Err(e);
         }
         crate::crash::point("after_index_commit");
-        if written.dropped_trees.is_empty() {
-            // Still under the lock, and the state was caught up before the write: it now holds
-            // every stored vector.
-            let mark = self.view.store.vector_mark()?;
-            self.view.derived_mut().set_mark(mark);
-            if let Some(m) = self.view.derived_mut().vectors_mut() {
-                for (id, v) in vecs {
-                    m.upsert(id.as_str(), &v);
-                }
-                // A summary sealed by this write gets its session vector now, from its
-                // children's vectors (written now or earlier).
-                for w in written.nodes.iter().filter(|w| w.row.level == 1) {
-                    m.set_session(w.row.node_id.as_str(), w.row.child_ids.iter().map(NodeId::as_str));
-                }
+        // Still under the lock, and the state was caught up before the write: after these
+        // updates it holds every stored vector, and the gazetteer this write read with. A
+        // replace or delete takes its rows out of the matrix (`remove` also drops a removed
+        // summary's session) instead of reloading every vector.
+        let mark = self.view.store.vector_mark()?;
+        let mut derived = self.view.derived_mut();
+        derived.set_mark(mark);
+        if let Some(m) = derived.vectors_mut() {
+            for id in &written.dropped_nodes {
+                m.remove(id.as_str());
             }
-            if self.gazetteer.revision() != revision {
-                self.view.derived_mut().set_gazetteer(self.gazetteer.clone());
+            for (id, v) in vecs {
+                m.upsert(id.as_str(), &v);
             }
-        } else {
-            // A replace or delete removed nodes: reload the derived state from the record.
-            self.reload_vectors()?;
-            self.load_gazetteer()?;
+            // A summary sealed by this write gets its session vector now, from its
+            // children's vectors (written now or earlier).
+            for w in written.nodes.iter().filter(|w| w.row.level == 1) {
+                m.set_session(w.row.node_id.as_str(), w.row.child_ids.iter().map(NodeId::as_str));
+            }
+        }
+        // A drop rebuilt the write path's gazetteer from the transaction (`drop_source`), so
+        // its revision says nothing about the readers' copy: publish it.
+        if !written.dropped_trees.is_empty() || self.gazetteer.revision() != revision {
+            derived.set_gazetteer(self.gazetteer.clone());
         }
         // The shared state now reflects this commit: this process's readers need not reload.
-        self.view.derived_mut().set_generation(g);
+        derived.set_generation(g);
+        drop(derived);
         Ok(written.report)
     }
 }

@@ -83,3 +83,56 @@ fn source_kind_matches(mem: &MemoryReader, n: &NodeRow, k: SourceKind) -> bool {
     }
     mem.store().tree(&n.tree_id).ok().flatten().is_some_and(|t| t.source_kind == k)
 }
+
+// ---- its row of the `memory_tree` table (`tool::spec::MODES`) --------------------------------
+
+use crate::tool::Request;
+use crate::tool::spec::{Args, FieldSpec, ModeSpec, Ty, f, int, limit, source_id, source_kind};
+
+/// This mode's row: its names, docs, fields, primary field and parser.
+pub(crate) const SPEC: ModeSpec = ModeSpec {
+    mode: "cover_window",
+    when: "Everything in a span of time (\"the last 24 hours\", \"on May 13\"): since_ms..until_ms.",
+    aliases: &[],
+    primary: None,
+    parse,
+    doc: "The minimal set of nodes covering a time window: the topmost summaries lying wholly inside it plus in-window leaves no such summary covers; ordered by time.",
+    fields: &[
+        FieldSpec {
+            name: "since_ms",
+            ty: Ty::Int,
+            required: true,
+            default: None,
+            cap: None,
+            min: None,
+            doc: "Window start, epoch milliseconds, inclusive.",
+        },
+        FieldSpec {
+            name: "until_ms",
+            ty: Ty::Int,
+            required: true,
+            default: None,
+            cap: None,
+            min: None,
+            doc: "Window end, epoch milliseconds, inclusive; not before since_ms.",
+        },
+        f("source_id", Ty::Str, false, "Only this source."),
+        f("source_kind", Ty::Str, false, "Only this kind of source (`chat`, `email`, `document`)."),
+        int("limit", 200, 1000, "Maximum nodes (default 200, cap 1000); sources take turns so none is starved."),
+    ],
+};
+
+fn parse(a: &Args<'_>) -> Result<Request> {
+    let since = a.raw_int("since_ms")?.ok_or_else(|| a.err("`since_ms` is required"))?;
+    let until = a.raw_int("until_ms")?.ok_or_else(|| a.err("`until_ms` is required"))?;
+    if until < since {
+        return Err(a.err(&format!("`until_ms` ({until}) is before `since_ms` ({since})")));
+    }
+    Ok(Request::CoverWindow(CoverWindowArgs {
+        since_ms: since,
+        until_ms: until,
+        source_id: source_id(a)?,
+        source_kind: source_kind(a)?,
+        limit: limit(a)?,
+    }))
+}

@@ -61,3 +61,50 @@ pub fn drill_down(mem: &MemoryReader, args: &DrillDownArgs, scope: &Scope) -> Re
     }
     Ok(QueryResponse::new(hits, total))
 }
+
+// ---- its row of the `memory_tree` table (`tool::spec::MODES`) --------------------------------
+
+use crate::tool::Request;
+use crate::tool::spec::{Args, FieldSpec, ModeSpec, Ty, f, int, limit};
+
+/// This mode's row: its names, docs, fields, primary field and parser.
+pub(crate) const SPEC: ModeSpec = ModeSpec {
+    mode: "drill_down",
+    when: "A summary hit worth opening: what it summarises, level by level.",
+    aliases: &[],
+    primary: Some("node_id"),
+    parse,
+    doc: "Open a summary: its descendants breadth first, depth by depth; optionally reranked by `query` before truncation. A leaf or unknown id gives no hits.",
+    fields: &[
+        f("node_id", Ty::Str, true, "The summary to open."),
+        FieldSpec {
+            name: "max_depth",
+            ty: Ty::Int,
+            required: false,
+            default: Some(1),
+            cap: Some(16),
+            min: Some(1),
+            doc: "Levels to descend (default 1, at least 1, cap 16).",
+        },
+        f(
+            "query",
+            Ty::Str,
+            false,
+            "Rerank the descendants by similarity to this text; hits of long leaves then carry `snippet`, the passage that matches it best.",
+        ),
+        int("limit", 50, 500, "Maximum hits (default 50, cap 500)."),
+    ],
+};
+
+fn parse(a: &Args<'_>) -> Result<Request> {
+    // 0 means "the default" for every other integer (SPEC), but a depth of 0 is a mistake.
+    if a.raw_int("max_depth")? == Some(0) {
+        return Err(a.err("`max_depth` must be at least 1, got 0"));
+    }
+    Ok(Request::DrillDown(DrillDownArgs {
+        node_id: a.str("node_id")?,
+        max_depth: a.int("max_depth")? as u32,
+        query: a.opt_str("query")?,
+        limit: limit(a)?,
+    }))
+}

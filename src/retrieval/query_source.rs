@@ -78,3 +78,45 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
     }
     Ok(QueryResponse::new(hits, total))
 }
+
+// ---- its row of the `memory_tree` table (`tool::spec::MODES`) --------------------------------
+
+use crate::tool::Request;
+use crate::tool::spec::{Args, ModeSpec, Ty, f, int, limit, source_id, source_kind};
+
+/// This mode's row: its names, docs, fields, primary field and parser.
+pub(crate) const SPEC: ModeSpec = ModeSpec {
+    mode: "query_source",
+    when: "One source or one kind of source, newest first: \"my Slack #eng last week\" is source_id=slack:#eng, time_window_days=7.",
+    aliases: &[],
+    primary: Some("query"),
+    parse,
+    doc: "Summaries (and not-yet-summarised newest leaves) of one source or one kind of source, newest first, or reranked by similarity to `query`.",
+    fields: &[
+        f("source_id", Ty::Str, false, "Exact source, e.g. `slack:#eng`, `gmail:thread-8812`."),
+        f(
+            "source_kind",
+            Ty::Str,
+            false,
+            "`chat`, `email` or `document`; also matches platform prefixes (slack:, discord: → chat; gmail:, imap: → email; notion:, drive: → document).",
+        ),
+        f("time_window_days", Ty::Num, false, "Only content from the last N days."),
+        f(
+            "query",
+            Ty::Str,
+            false,
+            "Rerank by similarity to this text; hits of long leaves then carry `snippet`, the passage that matches it best.",
+        ),
+        int("limit", 10, 100, "Maximum hits (default 10, cap 100)."),
+    ],
+};
+
+fn parse(a: &Args<'_>) -> Result<Request> {
+    Ok(Request::QuerySource(QuerySourceArgs {
+        source_id: source_id(a)?,
+        source_kind: source_kind(a)?,
+        time_window_days: a.opt_positive("time_window_days")?,
+        query: a.opt_str("query")?,
+        limit: limit(a)?,
+    }))
+}

@@ -10,7 +10,7 @@ use crate::entities::Mention;
 use crate::error::Result;
 use crate::types::{EntityId, EntityKind, NodeId};
 use rusqlite::{OptionalExtension, params};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 /// One entity as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -287,7 +287,11 @@ impl Tx<'_> {
         self.flush_counts()?;
         // A detach may delete an entity row: a later mention must create it again.
         self.pending.borrow_mut().keys.clear();
-        let mut touched = BTreeSet::new();
+        // Each entity touched, with the latest content time of a detached leaf naming it
+        // (`i64::MIN`: only summaries): its `last_seen_ms` needs recomputing only when that
+        // leaf may have been its latest, since removing an earlier one leaves the maximum as it
+        // was. Recomputing reads every leaf naming the entity, thousands for a common name.
+        let mut touched: BTreeMap<i64, i64> = BTreeMap::new();
         for node in nodes {
             // By key: each pair is (a, b) with a < b, as the edges table keeps it.
             let (ids, is_leaf): (Vec<i64>, bool) = {
@@ -301,6 +305,17 @@ impl Tx<'_> {
                 let leaf = rows.first().map(|r| r.1).unwrap_or(false);
                 (rows.into_iter().map(|r| r.0).collect(), leaf)
             };
+            let latest = if is_leaf {
+                self.tx
+                    .prepare_cached("SELECT time_end_ms FROM nodes WHERE node_id = ?1")?
+                    .query_row([node.as_str()], |r| r.get::<_, i64>(0))?
+            } else {
+                i64::MIN
+            };
+            for id in &ids {
+                let t = touched.entry(*id).or_insert(i64::MIN);
+                *t = (*t).max(latest);
+            }
             if is_leaf {
                 let mut dec = self
                     .tx
@@ -326,7 +341,6 @@ impl Tx<'_> {
                     "DELETE FROM node_entities WHERE node_key = (SELECT node_key FROM nodes WHERE node_id = ?1)",
                 )?
                 .execute([node.as_str()])?;
-            touched.extend(ids);
         }
         let mut gone = self.tx.prepare_cached(
             "DELETE FROM entities WHERE entity_key = ?1 AND NOT EXISTS (SELECT 1 FROM node_entities WHERE entity_key = ?1)",
@@ -334,11 +348,11 @@ impl Tx<'_> {
         let mut seen = self.tx.prepare_cached(
             "UPDATE entities SET last_seen_ms = COALESCE((SELECT MAX(n.time_end_ms) FROM node_entities e \
                JOIN nodes n ON n.node_key = e.node_key WHERE e.entity_key = ?1 AND e.is_leaf = 1), 0) \
-             WHERE entity_key = ?1",
+             WHERE entity_key = ?1 AND last_seen_ms <= ?2",
         )?;
-        for id in &touched {
+        for (id, latest) in &touched {
             if gone.execute([id])? == 0 {
-                seen.execute([id])?;
+                seen.execute(params![id, latest])?;
             }
         }
         Ok(())

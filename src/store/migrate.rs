@@ -63,7 +63,7 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         let tx = conn.transaction()?;
         tx.execute_batch(sql).map_err(|e| Error::Schema { reason: format!("migration {name} failed: {e}") })?;
         if let Some(step) = after_sql(name) {
-            step(&tx).map_err(|e| Error::Schema { reason: format!("migration {name} failed: {e}") })?;
+            step(&tx).map_err(|e| Error::Schema { reason: format!("migration {name} failed: {}", e.chain()) })?;
         }
         tx.pragma_update(None, "user_version", (i + 1) as u32)?;
         tx.commit()?;

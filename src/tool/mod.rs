@@ -3,13 +3,16 @@
 //! the published JSON Schema, and the separate `memory_recall` key–value tool.
 
 mod args;
+mod ingest_document;
 mod recall;
 mod schema;
-mod spec;
+// The modes' rows in `retrieval/` are written in the table's terms.
+pub(crate) mod spec;
 
+pub use recall::OPS as RECALL_OPS;
 pub use recall::{RecallHit, RecallRequest, memory_recall, memory_recall_json, parse_recall};
 pub use schema::{memory_recall_schema, memory_tree_schema};
-pub use spec::{MODE_NAMES, MODES};
+pub use spec::{FieldSpec, MODE_NAMES, MODES, ModeSpec, Ty, mode};
 
 use crate::error::{Error, Result};
 use crate::ingest::Document;

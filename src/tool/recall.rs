@@ -85,6 +85,7 @@ pub const OPS: &[ModeSpec<RecallRequest>] = &[
             f("query", Ty::Str, false, "What to look for."),
             int("limit", 5, 100, "Maximum matches (default 5, cap 100)."),
         ],
+        primary: Some("query"),
         parse: search,
     },
     ModeSpec {
@@ -93,6 +94,7 @@ pub const OPS: &[ModeSpec<RecallRequest>] = &[
         aliases: &[],
         doc: "Store a fact, replacing the content of an existing key.",
         fields: &[NAMESPACE, KEY, f("content", Ty::Str, true, "The fact (non-blank).")],
+        primary: None,
         parse: put,
     },
     ModeSpec {
@@ -101,6 +103,7 @@ pub const OPS: &[ModeSpec<RecallRequest>] = &[
         aliases: &[],
         doc: "Delete a fact by key.",
         fields: &[NAMESPACE, KEY],
+        primary: None,
         parse: forget,
     },
     ModeSpec {
@@ -109,6 +112,7 @@ pub const OPS: &[ModeSpec<RecallRequest>] = &[
         aliases: &[],
         doc: "Every fact of a namespace.",
         fields: &[NAMESPACE],
+        primary: None,
         parse: list,
     },
 ];

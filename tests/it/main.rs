@@ -11,6 +11,7 @@ mod hostile;
 mod mail;
 mod privacy;
 mod registry;
+mod replace;
 mod schema_edges;
 mod snippet;
 #[path = "../support/cli.rs"]

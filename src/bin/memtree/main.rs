@@ -14,7 +14,7 @@ use clap::{Parser, Subcommand};
 use ingest::{format_parser, ingest, ingest_json};
 use memtree::{Format, ImportOptions, Memory, MemoryReader, Scope};
 use open::{default_store, json_arg, now_parser, open_options};
-use output::{chain_once, is_closed_pipe, print, sources_json};
+use output::{is_closed_pipe, print, sources_json};
 use progress::{Phase, Shown};
 use serve::{log_embedding, run_read_only};
 use std::path::PathBuf;
@@ -275,7 +275,9 @@ fn main() {
         if is_closed_pipe(&e) {
             return;
         }
-        eprintln!("memtree: {}", chain_once(&e));
+        // `{:#}`: the error and its causes, `: `-separated. The engine's errors never repeat
+        // their cause in their own message (`Error`'s chain policy), so each shows once.
+        eprintln!("memtree: {e:#}");
         std::process::exit(1);
     }
 }

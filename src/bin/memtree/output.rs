@@ -19,24 +19,6 @@ pub(crate) fn stdout_line(line: &str) -> Result<()> {
     Ok(())
 }
 
-/// The error and its causes, `: `-separated like anyhow's `{:#}`, but each cause only once: an
-/// error whose message already quotes its cause (`/tmp: Is a directory (os error 21)`) would
-/// otherwise name the problem twice.
-pub(crate) fn chain_once(e: &anyhow::Error) -> String {
-    let mut out = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if out.contains(&text) {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(": ");
-        }
-        out.push_str(&text);
-    }
-    out
-}
-
 /// True when `e` comes from writing to a pipe whose reader has gone: for a Unix tool that is
 /// the end of the conversation, not a failure (status 0, nothing on stderr).
 pub(crate) fn is_closed_pipe(e: &anyhow::Error) -> bool {

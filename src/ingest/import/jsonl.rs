@@ -48,8 +48,9 @@ pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
             title: None,
         };
         // Validate now so the error names the line.
-        Item::Chat(m.clone()).into_drafts(&crate::Config::default()).map_err(|e| bad(e.to_string()))?;
-        out.push(Item::Chat(m));
+        let item = Item::Chat(m);
+        item.validate().map_err(|e| bad(e.to_string()))?;
+        out.push(item);
     }
     Ok(out)
 }

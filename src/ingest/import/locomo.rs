@@ -178,8 +178,7 @@ pub(crate) fn conversation(path: &Path, ci: usize, c: &Value) -> Result<Conversa
     // so a turn that ingest refuses (a NUL in the sample id, a date past 9999) must fail
     // the import before the conversations ahead of it are written.
     for (t, item) in conv.turns.iter().zip(conv.items()) {
-        item.into_drafts(&crate::Config::default())
-            .map_err(|e| bad(format!("{shown}: turn {}: {e}", clip(&t.dia_id, 60))))?;
+        item.validate().map_err(|e| bad(format!("{shown}: turn {}: {e}", clip(&t.dia_id, 60))))?;
     }
     Ok(conv)
 }

@@ -151,7 +151,7 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
                     Error::ImportFormat { line, reason, .. } if line > 0 => format!("line {line}: {reason}"),
                     Error::ImportFormat { reason, .. } => reason,
                     Error::Io { source, .. } => source.to_string(),
-                    other => other.to_string(),
+                    other => other.chain(),
                 };
                 out.skipped.push((id.into(), FileIssue { path: f, reason }));
             }

@@ -175,7 +175,7 @@ pub fn read_slack_export(dir: &Path) -> Result<Vec<Item>> {
             continue; // a channel without messages has no folder
         }
         let source: crate::SourceId = format!("slack:#{}", ch.name).into();
-        let mut msgs: Vec<(i64, String, ChatMessage)> = Vec::new();
+        let mut msgs: Vec<(i64, String, Item)> = Vec::new();
         for file in day_files(&folder)? {
             let (text, v) = parse_json(&file)?;
             let bad = |line: usize, reason: String| Error::ImportFormat { path: file.clone(), line, reason };
@@ -222,14 +222,13 @@ pub fn read_slack_export(dir: &Path) -> Result<Vec<Item>> {
                     title: None,
                 };
                 // Validate now so the error names the file and line.
-                Item::Chat(msg.clone())
-                    .into_drafts(&crate::Config::default())
-                    .map_err(|e| bad(line_of(&text, ts), e.to_string()))?;
-                msgs.push((ts_ms, ts.to_string(), msg));
+                let item = Item::Chat(msg);
+                item.validate().map_err(|e| bad(line_of(&text, ts), e.to_string()))?;
+                msgs.push((ts_ms, ts.to_string(), item));
             }
         }
         msgs.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-        items.extend(msgs.into_iter().map(|(_, _, m)| Item::Chat(m)));
+        items.extend(msgs.into_iter().map(|(_, _, item)| item));
     }
     Ok(items)
 }

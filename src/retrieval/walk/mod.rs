@@ -10,6 +10,7 @@ mod rank;
 mod role;
 mod router;
 mod score;
+pub(crate) mod spec;
 mod time;
 mod timeline;
 

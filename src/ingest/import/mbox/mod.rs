@@ -57,7 +57,7 @@ pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
             body: p.body,
         });
         // Validate now so the error names the message.
-        item.clone().into_drafts(&crate::Config::default()).map_err(|e| bad(p.start, e.to_string()))?;
+        item.validate().map_err(|e| bad(p.start, e.to_string()))?;
         out.push((p.date_ms, p.start, item));
     }
     out.sort_by_key(|(date, start, _)| (*date, *start));

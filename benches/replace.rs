@@ -1,0 +1,139 @@
+//! The write path of an edit: replacing one note of a store of 10k notes
+//! (`Memory::ingest_document` with a changed body, as a notes sync does per changed note).
+//! The store is built once with the deterministic `HashEmbedder` (384 dimensions), so every
+//! node has a vector and the timing is the write path's own (the index, the record, the
+//! vector matrix and the gazetteer after the write), not the model's. `cargo bench --bench
+//! replace` prints the median, fastest and slowest replace; `-- --test` runs a 200-note smoke
+//! version.
+//!
+//! To compare two builds on the same store, build it once (`MEMTREE_BENCH_STORE=DIR`: created
+//! there when missing, else reused); each run replaces notes in a copy of it, so every run
+//! starts from the same bytes.
+//!
+//! | variable | default | effect |
+//! |---|---|---|
+//! | `MEMTREE_BENCH_NOTES` | `10000` (smoke: `200`) | notes in the store |
+//! | `MEMTREE_BENCH_REPLACES` | `21` (smoke: `3`) | replaces timed, each of another note |
+//! | `MEMTREE_BENCH_STORE` | a temporary directory | where the store is built, or reused from |
+//! | `MEMTREE_BENCH_JSON` | `bench-replace.json` in the target dir | the JSON report, `{"notes","replaces","median_ms","min_ms","max_ms","ms":[…]}` |
+
+mod bench_json;
+mod synth;
+
+use bench_json::number;
+use memtree::{Document, HashEmbedder, Memory, OpenOptions, SourceId};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+use synth::{PEOPLE, Rng, TAGS, TOPICS, VERBS};
+
+/// Content time of the first note; each later note a minute on.
+const T0: i64 = 1_672_531_200_000;
+
+fn options() -> OpenOptions {
+    OpenOptions { embedder: Some(Arc::new(HashEmbedder::new(384))), ..OpenOptions::default() }
+}
+
+/// Note `i`: a title and three short paragraphs about people and topics, seeded by `i`, so
+/// that notes share names (the gazetteer and the entity rows a replace touches are shared).
+fn note(i: usize, revision: usize) -> Document {
+    let mut r = Rng::new(i as u64 * 7919 + 1);
+    let mut body = String::new();
+    for p in 0..3 {
+        let (a, b) = (r.pick(PEOPLE), r.pick(PEOPLE));
+        body.push_str(&format!(
+            "{a} and {b}: {} {}. {} wrote the notes {}.\n\n",
+            r.pick(VERBS),
+            r.pick(TOPICS),
+            r.pick(PEOPLE),
+            r.pick(TAGS)
+        ));
+        if p == 2 && revision > 0 {
+            body.push_str(&format!("Revision {revision}: {} now owns {}.\n", r.pick(PEOPLE), r.pick(TOPICS)));
+        }
+    }
+    Document {
+        source_id: SourceId::from(format!("doc:notes/note-{i:05}.md").as_str()),
+        title: format!("Note {i}"),
+        body,
+        modified_ms: Some(T0 + i as i64 * 60_000 + revision as i64),
+        source_ref: None,
+        provider: Some("obsidian".into()),
+    }
+}
+
+fn build(dir: &Path, notes: usize) {
+    let mut mem = Memory::open_with(dir, options()).expect("open");
+    for i in 0..notes {
+        mem.ingest_document(note(i, 0)).expect("ingest");
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("file type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
+fn check_report(v: &Value) -> Result<(), String> {
+    for key in ["notes", "replaces", "median_ms", "min_ms", "max_ms"] {
+        if number(v, key, "report")? <= 0.0 {
+            return Err(format!("report.{key} is not positive"));
+        }
+    }
+    Ok(())
+}
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(default)
+}
+
+fn main() {
+    let smoke = std::env::args().any(|a| a == "--test");
+    let out = bench_json::out_path_or_exit("bench-replace.json", smoke);
+    let notes = env_usize("MEMTREE_BENCH_NOTES", if smoke { 200 } else { 10_000 }).max(1);
+    let replaces = env_usize("MEMTREE_BENCH_REPLACES", if smoke { 3 } else { 21 }).max(1);
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let base = match std::env::var_os("MEMTREE_BENCH_STORE") {
+        Some(d) => d.into(),
+        None => tmp.path().join("base"),
+    };
+    if !base.join("memtree.db").exists() {
+        let t = Instant::now();
+        build(&base, notes);
+        eprintln!("built {notes} notes in {:.1} s", t.elapsed().as_secs_f64());
+    }
+    let work = tmp.path().join("work");
+    copy_dir(&base, &work);
+    let mut mem = Memory::open_with(&work, options()).expect("open");
+    let stored = mem.as_reader().stats().expect("stats").counts.sources as usize;
+    let mut r = Rng::new(42);
+    let mut ms = Vec::with_capacity(replaces);
+    for k in 0..replaces {
+        let i = r.below(stored);
+        let t = Instant::now();
+        let report = mem.ingest_document(note(i, k + 1)).expect("replace");
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+        assert!(report.removed > 0, "note {i} was not replaced");
+    }
+    let mut sorted = ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let (median, min, max) = (sorted[sorted.len() / 2], sorted[0], sorted[sorted.len() - 1]);
+    println!("| notes | replaces | median ms | min ms | max ms |");
+    println!("|---:|---:|---:|---:|---:|");
+    println!("| {stored} | {replaces} | {median:.2} | {min:.2} | {max:.2} |");
+    let report = json!({
+        "notes": stored, "replaces": replaces, "median_ms": median, "min_ms": min, "max_ms": max, "ms": ms,
+    });
+    let keys = ["notes", "replaces", "median_ms", "min_ms"].map(|k| format!("/{k}"));
+    let shape = bench_json::Shape { check: check_report, keys: keys.to_vec() };
+    bench_json::write_or_exit(out.as_ref(), &report, smoke.then_some(&shape));
+}

@@ -1,0 +1,32 @@
+//! walk's row of the `memory_tree` table: its names, docs, fields, primary field and parser.
+
+use super::{WalkArgs, WalkParams};
+use crate::error::Result;
+use crate::tool::Request;
+use crate::tool::spec::{Args, ModeSpec, Ty, f, int, limit};
+
+/// This mode's row.
+pub(crate) const SPEC: ModeSpec = ModeSpec {
+    mode: "walk",
+    when: "A one-shot question in plain words: ranked evidence; the default when no other mode fits.",
+    aliases: &["smart_walk"],
+    primary: Some("query"),
+    parse,
+    doc: "Answer a natural-language question with ranked evidence leaves, deterministically (no language model): query entities route between global search and a local intersection of entity posting lists. A hit of a long leaf carries `snippet` {text, start, end}: the passage that best matches the question, `start`/`end` being character (Unicode scalar value) offsets into `content`; read it first to save context. A question that names a time (\"yesterday\", \"last week\", \"on May 13\", \"in spring 2023\", \"between May 1 and 10\"; relative times read against the engine's clock) is answered from inside that window only: no hit from other dates. A question about a time and nothing else (\"what happened yesterday?\") returns the window's topmost summaries first (one per source a round), then its most salient leaves, then the rest in time order. The response's `explain` {time_window, time_only, notes} says how the time was read; an empty `hits` with a note means nothing lies inside the window (or a date that is not one, e.g. February 30).",
+    fields: &[
+        f("query", Ty::Str, true, "The question (non-blank)."),
+        int("limit", 10, 100, "Maximum hits (default 10, cap 100)."),
+        int("max_hops", 2, 4, "Hop bound for relating query entities in the co-occurrence graph (default 2, cap 4)."),
+        f("time_window_days", Ty::Num, false, "Only content from the last N days."),
+    ],
+};
+
+fn parse(a: &Args<'_>) -> Result<Request> {
+    Ok(Request::Walk(WalkArgs {
+        query: a.non_blank("query")?,
+        limit: limit(a)?,
+        max_hops: a.int("max_hops")? as u32,
+        time_window_days: a.opt_positive("time_window_days")?,
+        params: WalkParams::default(),
+    }))
+}
