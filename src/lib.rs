@@ -64,11 +64,11 @@ pub use entities::{EntityRecord, Handle, Registry, VaultFingerprint};
 pub use error::{Error, Result};
 pub use graph::{co_occurring_entities, neighbors};
 pub use ingest::import::{FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, read_notes};
-pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Role};
+pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Resealed, Role};
 pub use mcp::{McpServer, ServeError, ToolOutcome, serve_stdio};
 pub use memory::{
-    BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus, ImportOptions, ImportSummary, Memory, OpenReport,
-    SyncReport,
+    BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus, Forget, ForgetReceipt, ImportOptions, ImportSummary,
+    Memory, OpenReport, SyncReport,
 };
 pub use options::{
     CONTENT_DIR, DEFAULT_LOCK_TIMEOUT, Embedding, LOCK_TIMEOUT_ENV, OpenOptions, default_store_dir,

@@ -135,6 +135,9 @@ impl Memory {
             for t in &written.dropped_trees {
                 iw.delete_tree(t);
             }
+            for n in &written.dropped_nodes {
+                iw.delete_node(n);
+            }
             for w in &written.nodes {
                 iw.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
             }
@@ -146,7 +149,7 @@ impl Memory {
             return Err(e);
         }
         crate::crash::point("after_index_commit");
-        if written.dropped_trees.is_empty() {
+        if written.dropped_trees.is_empty() && written.dropped_nodes.is_empty() {
             // Still under the lock, and the state was caught up before the write: it now holds
             // every stored vector.
             let mark = self.view.store.vector_mark()?;
