@@ -1,0 +1,259 @@
+//! The `memtree` command line (SPEC §8): JSON on stdout, progress and errors on stderr,
+//! non-zero exit on failure.
+
+mod bench;
+mod ingest;
+mod open;
+mod output;
+mod serve;
+
+use anyhow::{Context, Result};
+use bench::BenchCmd;
+use clap::{Parser, Subcommand};
+use indicatif::ProgressBar;
+use ingest::{format_parser, ingest, ingest_json, progress};
+use memtree::{Format, ImportOptions, Memory, MemoryReader, Scope};
+use open::{default_store, json_arg, now_parser, open_options};
+use output::{chain_once, is_closed_pipe, print, sources_json};
+use serve::{log_embedding, run_read_only};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "memtree", version, about = "An embedded memory-retrieval engine: ingest, query, benchmark")]
+struct Cli {
+    /// Store directory (default: memtree/ under the platform's data directory).
+    #[arg(long, global = true)]
+    store: Option<PathBuf>,
+    /// Pretty-print JSON output.
+    #[arg(long, global = true)]
+    pretty: bool,
+    /// Folder with the embedding model (default: $MEMTREE_MODEL_DIR, else models/ of the
+    /// source tree when fetched). Without it the dense signal is off.
+    #[arg(long, global = true)]
+    model: Option<PathBuf>,
+    /// Run without the dense model even when one is available.
+    #[arg(long, global = true)]
+    no_model: bool,
+    /// The engine's "now" (YYYY-MM-DD, read as the end of that day UTC, or an RFC 3339
+    /// time): "last week" in a question, and the times of a write, are then relative to it.
+    /// For a historical store.
+    #[arg(long, global = true, value_name = "DATE", value_parser = now_parser)]
+    now: Option<i64>,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Import a file (or a folder of Markdown notes) into the store.
+    Ingest {
+        /// Input format.
+        #[arg(long, value_parser = format_parser())]
+        format: Format,
+        /// File or folder to import.
+        path: PathBuf,
+        /// Markdown: the vault root that note ids are relative to (default: the nearest
+        /// folder with `.obsidian/`, else PATH), so a subfolder import names notes as the
+        /// whole vault's import does.
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Markdown: remove the stored notes under PATH whose files are gone (default: list
+        /// them as `vanished`).
+        #[arg(long)]
+        prune: bool,
+        /// Markdown: a note that cannot be read fails the import with nothing written
+        /// (default: it is skipped with a warning and listed as `skipped`).
+        #[arg(long)]
+        strict: bool,
+    },
+    /// One `memory_tree` call: the JSON object as argument, or on stdin when absent.
+    Tool {
+        /// The call, e.g. '{"mode":"walk","query":"..."}'.
+        json: Option<String>,
+        /// Print the tool's JSON Schema instead.
+        #[arg(long)]
+        schema: bool,
+    },
+    /// One `memory_recall` call (JSON argument or stdin).
+    Recall {
+        /// The call, e.g. '{"op":"put","namespace":"global","key":"theme","content":"dark"}'.
+        json: Option<String>,
+        /// Print the tool's JSON Schema instead.
+        #[arg(long)]
+        schema: bool,
+    },
+    /// Counts of sources, trees, leaves, summaries per level, entities, edges and sizes.
+    Stats,
+    /// Rebuild the full-text index and vectors from the store.
+    Reindex,
+    /// What the store holds: one entry per source (id, kind, leaves, summaries, first and last
+    /// time).
+    Sources,
+    /// Remove one source and everything derived from it (leaves, summaries, index documents,
+    /// vectors, entity counts, edges), atomically.
+    Forget {
+        /// The source id, as `memtree sources` lists it.
+        #[arg(long = "source", value_name = "ID")]
+        source: String,
+    },
+    /// Serve the memory_tree and memory_recall tools over MCP on stdio (for an assistant host).
+    Mcp {
+        /// Only these tree scopes (source ids) are visible (repeatable; default: everything).
+        #[arg(long = "scope")]
+        scope: Vec<String>,
+    },
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCmd,
+    },
+}
+
+fn run(cli: &Cli) -> Result<()> {
+    match &cli.cmd {
+        Cmd::Tool { schema: true, .. } => return print(cli, &memtree::tool::memory_tree_schema()),
+        Cmd::Recall { schema: true, .. } => return print(cli, &memtree::tool::memory_recall_schema()),
+        _ => {}
+    }
+    if let Cmd::Bench { what } = &cli.cmd {
+        return bench::run_bench(cli, what);
+    }
+    let dir = match &cli.store {
+        Some(d) => d.clone(),
+        None => default_store()?,
+    };
+    let opts = open_options(cli)?;
+    // A store this command creates is removed again when its import fails: a mistyped path
+    // must not leave an empty store behind.
+    let fresh = !dir.exists();
+    // Read commands never wait for another process's write (an import while the assistant
+    // runs): they try the writer lock once and read through a reader when it is taken.
+    // The call is parsed once, here; a malformed one still fails where it did, after the open.
+    let tool_call = match &cli.cmd {
+        Cmd::Tool { json, .. } => Some(memtree::tool::parse_call(&json_arg(json)?)),
+        _ => None,
+    };
+    let reads_only = match &cli.cmd {
+        Cmd::Stats | Cmd::Sources => true,
+        Cmd::Tool { .. } => !tool_call.as_ref().is_some_and(|c| c.as_ref().is_ok_and(|r| r.is_write())),
+        _ => false,
+    };
+    let mut open_opts = opts.clone();
+    if reads_only && !fresh {
+        open_opts.lock_timeout = std::time::Duration::ZERO;
+    }
+    // An import is durable and searchable before its vectors are made; they follow, with
+    // their own progress bar (a stopped run's are made by the next `ingest`). A read never
+    // waits for a stopped import's vectors either. The MCP server's writes return before
+    // theirs too: a background worker makes them.
+    if reads_only || matches!(cli.cmd, Cmd::Ingest { .. } | Cmd::Mcp { .. }) {
+        open_opts.embedding = memtree::Embedding::Deferred;
+    }
+    // The MCP server's worker starts first: the server's own handle takes its turns at the
+    // model through it (a question's embedding goes before the worker's next slice).
+    let worker = match &cli.cmd {
+        Cmd::Mcp { .. } if opts.embedder.is_some() => {
+            let hook: memtree::EmbedHook = std::sync::Arc::new(log_embedding);
+            let w = memtree::BackgroundEmbedder::start(&dir, opts.clone(), Some(hook))
+                .with_context(|| format!("starting the background embedder on {}", dir.display()))?;
+            open_opts = w.host_options(open_opts);
+            Some(w)
+        }
+        _ => None,
+    };
+    let mut mem = match Memory::open_with(&dir, open_opts) {
+        Ok(m) => m,
+        // Another process (the assistant) is writing: reads go through a read-only handle.
+        Err(memtree::Error::Locked { .. }) if matches!(cli.cmd, Cmd::Tool { .. } | Cmd::Stats | Cmd::Sources) => {
+            let reader =
+                MemoryReader::open(&dir, opts).with_context(|| format!("opening store {} read-only", dir.display()))?;
+            return run_read_only(cli, &reader, tool_call);
+        }
+        Err(e) => return Err(e).with_context(|| format!("opening store {}", dir.display())),
+    };
+    match &cli.cmd {
+        Cmd::Ingest { format, path, root, prune, strict } => {
+            let opts = ImportOptions { root: root.clone(), strict: *strict, prune: *prune };
+            let r = match ingest(&mut mem, *format, path, &opts) {
+                Ok(r) => r,
+                Err(e) => {
+                    // Only a store that still holds nothing: another process (the assistant)
+                    // may have written to it since, or an earlier batch of this import.
+                    let untouched = mem.as_reader().is_empty().unwrap_or(false)
+                        && mem.as_reader().stats().is_ok_and(|s| s.counts.recall_facts == 0);
+                    if fresh && untouched {
+                        drop(mem);
+                        let _ = std::fs::remove_dir_all(&dir);
+                    }
+                    return Err(e);
+                }
+            };
+            let mut bar: Option<ProgressBar> = None;
+            let vectors = mem.embed_pending(|p| {
+                let pb = bar.get_or_insert_with(|| progress(p.total, "vectors"));
+                pb.set_position(p.done);
+                if p.done >= p.total {
+                    pb.finish_and_clear();
+                }
+            })?;
+            let mut out = ingest_json(&r);
+            out["vectors"] = vectors.into();
+            print(cli, &out)?;
+        }
+        Cmd::Tool { .. } => {
+            let req = tool_call.context("a tool command carries its call")??;
+            let out = serde_json::to_value(memtree::tool::call(&mut mem, req, &Scope::all())?)?;
+            // Asked after the call, so a write (`ingest_document`) into a new store says nothing.
+            if mem.as_reader().is_empty()? {
+                // Say why every read comes back empty; the answer itself stays the JSON a
+                // script expects.
+                eprintln!(
+                    "memtree: the store at {} holds nothing yet{}; import with `memtree --store {} ingest --format FORMAT PATH`",
+                    dir.display(),
+                    if fresh { " (it did not exist: created empty)" } else { "" },
+                    dir.display()
+                );
+            }
+            print(cli, &out)?;
+        }
+        Cmd::Recall { json, .. } => {
+            let input = json_arg(json)?;
+            let out = memtree::tool::memory_recall_json(&mut mem, &input)?;
+            print(cli, &out)?;
+        }
+        Cmd::Stats => print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?,
+        Cmd::Sources => print(cli, &sources_json(mem.as_reader())?)?,
+        Cmd::Forget { source } => {
+            if !mem.as_reader().has_source(source)? {
+                anyhow::bail!("no source `{source}` in the store (`memtree sources` lists them)");
+            }
+            let r = mem.delete_source(&source.as_str().into())?;
+            print(cli, &serde_json::json!({"source_id": source, "removed_leaves": r.removed}))?;
+        }
+        Cmd::Reindex => {
+            mem.reindex()?;
+            print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?;
+        }
+        Cmd::Mcp { scope } => {
+            let scope = if scope.is_empty() { Scope::all() } else { Scope::only(scope.iter().cloned()) };
+            let mut server = memtree::McpServer::new(mem, scope);
+            if let Some(w) = worker {
+                server = server.with_background(w);
+            }
+            memtree::serve_stdio(server)?;
+        }
+        Cmd::Bench { .. } => unreachable!("handled above"),
+    }
+    Ok(())
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(&cli) {
+        if is_closed_pipe(&e) {
+            return;
+        }
+        eprintln!("memtree: {}", chain_once(&e));
+        std::process::exit(1);
+    }
+}
