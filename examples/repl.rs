@@ -114,7 +114,7 @@ const COMMANDS: &[(&str, &str)] = &[
     (":recall", "key=value ...         the memory_recall tool (op=search|put|forget|list)"),
     (":stats", "counts and sizes of the store"),
     (":sources", "what the store holds, one line per source"),
-    (":forget", "SOURCE_ID             remove one source and everything derived from it"),
+    (":forget", "SOURCE_ID [FROM..TO] | leaf ID|#   forget a source, its leaves in a range, or one leaf"),
     (":json", "toggle raw JSON output"),
     (
         ":import",
@@ -203,15 +203,38 @@ impl Repl {
             "stats" => self.stats()?,
             "sources" => self.sources()?,
             "forget" => {
-                let id = rest.trim();
-                if id.is_empty() {
-                    return Err(anyhow!("usage: :forget SOURCE_ID (:sources lists them)"));
+                let rest = rest.trim();
+                if rest.is_empty() {
+                    return Err(anyhow!(
+                        "usage: :forget SOURCE_ID [FROM..TO] | :forget leaf ID|# (:sources lists them)"
+                    ));
                 }
-                if !self.mem.as_reader().has_source(id)? {
-                    return Err(anyhow!("no source `{id}` in the store (:sources lists them)"));
+                // A source id may hold spaces (a note's path): a range is the last word only
+                // when it reads as one.
+                let what = if let Some(leaf) = rest.strip_prefix("leaf ") {
+                    memtree::Forget::Leaf(self.resolve(leaf.trim())?.into())
+                } else {
+                    match rest.rsplit_once(char::is_whitespace).map(|(id, r)| (id.trim(), parse_window(r))) {
+                        Some((id, Ok((since_ms, until_ms)))) => {
+                            memtree::Forget::Range { source: id.into(), since_ms, until_ms }
+                        }
+                        _ => memtree::Forget::Source(rest.into()),
+                    }
+                };
+                let r = self.mem.forget(&what)?;
+                self.nudge();
+                if self.json {
+                    println!("{}", serde_json::to_string_pretty(&r)?);
+                } else {
+                    println!(
+                        "forgot {} leaves of {}; {} summaries re-sealed, {} entities gone{}",
+                        r.leaves.len(),
+                        r.source_id,
+                        r.resealed.len(),
+                        r.entities.len(),
+                        if r.source_removed { "; the source is gone" } else { "" }
+                    );
                 }
-                let r = self.mem.delete_source(&id.into())?;
-                println!("forgot {id}: {} leaves and what was derived from them", r.removed);
             }
             "demo" => {
                 let loaded = load_demo(&mut self.mem);

@@ -30,6 +30,10 @@ pub const POINTS: &[&str] = &[
     "leaf_appended",
     "replace_dropped",
     "seal",
+    // A forget: its nodes deleted, the summaries above them not yet re-sealed; then each
+    // re-seal.
+    "forget_dropped",
+    "forget_reseal",
     "embed_batch",
     "store_commit",
     // The store committed, the index not yet: reopen must repair the index.

@@ -27,6 +27,18 @@ pub enum Error {
         /// Why it was refused.
         reason: String,
     },
+    /// A node id that names no stored node of the kind asked for.
+    #[error("no leaf `{id}` in the store")]
+    NodeNotFound {
+        /// The id asked for.
+        id: String,
+    },
+    /// A source id the store does not hold.
+    #[error("no source `{id}` in the store (`memtree sources` lists them)")]
+    SourceNotFound {
+        /// The id asked for.
+        id: String,
+    },
     /// An import path (file or folder) with nothing at it.
     #[error("{path}: no such file or directory")]
     PathNotFound {

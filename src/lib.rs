@@ -69,12 +69,12 @@ pub use ingest::import::{
     FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, ReadReport, ReadWarning, last_week_shift,
     read_notes,
 };
-pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Role};
+pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Resealed, Role};
 #[cfg(feature = "mcp")]
 pub use mcp::{McpServer, ServeError, ToolOutcome, serve_stdio};
 pub use memory::{
-    BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus, ImportOptions, ImportSummary, Memory, OpenReport,
-    SyncReport,
+    BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus, Forget, ForgetReceipt, ImportOptions, ImportSummary,
+    Memory, OpenReport, SyncReport,
 };
 pub use options::{
     CONTENT_DIR, DEFAULT_LOCK_TIMEOUT, Embedding, LOCK_TIMEOUT_ENV, OpenOptions, default_store_dir,

@@ -356,7 +356,8 @@ fn sources_lists_the_store_and_forget_removes_one() {
     assert!(list.iter().any(|e| e["kind"] == "email"));
 
     let r = run(command(MEMTREE, &s, &["forget", "--source", "slack:#eng"]), None).json();
-    assert_eq!(r["removed_leaves"], eng["leaves"]);
+    assert_eq!(r["leaves"].as_array().unwrap().len() as u64, eng["leaves"].as_u64().unwrap());
+    assert_eq!(r["source_removed"], true);
     let after = run(command(MEMTREE, &s, &["stats"]), None).json();
     assert_eq!(after["sources"].as_u64().unwrap(), stats["sources"].as_u64().unwrap() - 1);
     assert_eq!(after["leaves"].as_u64().unwrap(), leaves - eng["leaves"].as_u64().unwrap());
@@ -368,6 +369,74 @@ fn sources_lists_the_store_and_forget_removes_one() {
     let r = run(command(MEMTREE, &s, &["forget", "--source", "slack:#nope"]), None);
     assert_eq!(r.code, Some(1));
     assert!(r.err.contains("no source `slack:#nope`"), "{}", r.err);
+}
+
+/// `forget --leaf` plants-and-removes a password from one message; the receipt names the leaf
+/// and the re-sealed summaries; `search_entities` and `walk` no longer find it; `--since`/
+/// `--until` forget a range; bad flags are refused.
+#[test]
+fn forget_one_leaf_or_a_range_with_a_receipt() {
+    let (d, s) = store();
+    let chat = d.path().join("chat.jsonl");
+    let mut lines = String::new();
+    for i in 0..6 {
+        let text = if i == 3 {
+            "the vault password is Zqxjvortex42, keep it safe".to_string()
+        } else {
+            format!("note {i} about the Kestrel backup")
+        };
+        lines.push_str(&serde_json::json!({"source_id":"slack:#ops","author":"Tomás Reyes","ts":format!("2023-05-01T10:0{i}:00Z"),"text":text}).to_string());
+        lines.push('\n');
+    }
+    std::fs::write(&chat, lines).unwrap();
+    run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()]), None).json();
+    // Entities: accents and one typo are forgiven.
+    let e = run(command(MEMTREE, &s, &["tool", r#"{"mode":"search_entities","query":"tomas"}"#]), None).json();
+    assert_eq!(e[0]["canonical_id"], "person:tomás reyes", "{e}");
+    let e = run(command(MEMTREE, &s, &["tool", r#"{"mode":"search_entities","query":"Tomsa Reyes"}"#]), None).json();
+    assert_eq!(e[0]["canonical_id"], "person:tomás reyes", "{e}");
+
+    let hit =
+        run(command(MEMTREE, &s, &["tool", r#"{"mode":"walk","query":"vault password Zqxjvortex42"}"#]), None).json();
+    let leaf = hit["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["content"].as_str().unwrap().contains("Zqxjvortex42"))
+        .expect("found")["node_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = run(command(MEMTREE, &s, &["forget", "--leaf", &leaf]), None).json();
+    assert_eq!(r["leaves"], serde_json::json!([leaf]));
+    assert_eq!(r["source_id"], "slack:#ops");
+    assert!(!r["resealed"].as_array().unwrap().is_empty(), "{r}");
+    let hit =
+        run(command(MEMTREE, &s, &["tool", r#"{"mode":"walk","query":"vault password Zqxjvortex42"}"#]), None).json();
+    assert!(!hit.to_string().to_lowercase().contains("zqxjvortex42"), "{hit}");
+    // The first two minutes.
+    let r = run(
+        command(
+            MEMTREE,
+            &s,
+            &["forget", "--source", "slack:#ops", "--since", "2023-05-01T10:00:00Z", "--until", "2023-05-01T10:01:00Z"],
+        ),
+        None,
+    )
+    .json();
+    assert_eq!(r["leaves"].as_array().unwrap().len(), 2, "{r}");
+    let stats = run(command(MEMTREE, &s, &["stats"]), None).json();
+    assert_eq!(stats["leaves"], 3);
+    for bad in [
+        &["forget"][..],
+        &["forget", "--leaf", "L1", "--source", "x"],
+        &["forget", "--source", "slack:#ops", "--since", "soon"],
+    ] {
+        let r = run(command(MEMTREE, &s, bad), None);
+        assert_eq!(r.code, Some(1), "{bad:?}: {}", r.err);
+    }
+    let r = run(command(MEMTREE, &s, &["forget", "--leaf", &leaf]), None);
+    assert!(r.err.contains("no leaf"), "{}", r.err);
 }
 
 /// `bench recall` runs on a fresh clone: its default corpus is the demo's question set, the

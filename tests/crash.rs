@@ -118,7 +118,7 @@ fn email(i: usize) -> Item {
 
 /// The fixed write sequence. Each step is one public call; together they reach every
 /// kill point of the write path (sealing, cascades, replaces, deletes, recall facts).
-const STEPS: usize = 11;
+const STEPS: usize = 13;
 
 fn step(mem: &mut Memory, i: usize) -> memtree::Result<()> {
     match i {
@@ -133,6 +133,25 @@ fn step(mem: &mut Memory, i: usize) -> memtree::Result<()> {
         8 => mem.ingest_document(document(3)).map(drop),
         9 => mem.recall_forget("global", "theme").map(drop),
         10 => mem.ingest(chats("slack:#ops", 9, T0 + 90 * HOUR, "heron")).map(drop),
+        // A forget re-seals the session and the level-2 summary above the leaf.
+        11 => {
+            let tree = memtree::TreeId::for_source(&SourceId::from("slack:#eng"));
+            let leaf = mem
+                .as_reader()
+                .store()
+                .tree_nodes(&tree)?
+                .into_iter()
+                .find(|n| n.level == 0 && n.content.contains("osprey number 1:"));
+            let leaf = leaf.expect("the leaf to forget").node_id;
+            mem.forget(&memtree::Forget::Leaf(leaf)).map(drop)
+        }
+        12 => mem
+            .forget(&memtree::Forget::Range {
+                source: SourceId::from("slack:#ops"),
+                since_ms: T0 + 90 * HOUR,
+                until_ms: T0 + 90 * HOUR + 2 * MIN,
+            })
+            .map(drop),
         _ => unreachable!("{i} is not a step"),
     }
 }

@@ -379,3 +379,31 @@ fn a_prune_only_removes_notes_read_from_inside_what_it_imports() {
     assert_eq!(r["pruned"], json!(["doc:plan.md"]), "{r}");
     assert!(sources(&s).contains(&"doc:todo.md".to_string()), "the other folder's note stays");
 }
+
+/// A note is the file it was read from (issue 26): a vault without `.obsidian/`, imported
+/// whole, then a subfolder, one file, and the parent folder, holds each note once.
+#[test]
+fn a_note_is_the_same_note_whichever_folder_is_passed() {
+    let d = tempfile::tempdir().unwrap();
+    let parent = d.path().join("parent");
+    let v = parent.join("vault");
+    std::fs::create_dir_all(v.join("Sync")).unwrap();
+    std::fs::write(v.join("Home.md"), "# Home\nWelcome, see [[Sync/Plans]].\n").unwrap();
+    std::fs::write(v.join("Sync/Plans.md"), "# Plans\nThe Standard plan syncs one vault.\n").unwrap();
+    std::fs::write(v.join("Sync/Setup.md"), "# Setup\nTurn on Sync in the settings.\n").unwrap();
+    let s = d.path().join("store");
+    let sources = |s: &Path| memtree(s, &["stats"], None).json()["sources"].as_u64().unwrap();
+    let first = memtree(&s, &["ingest", "--format", "markdown", v.to_str().unwrap()], None).json();
+    assert_eq!(first["added"], 3);
+    for p in [v.join("Sync"), v.join("Sync/Plans.md"), parent.clone()] {
+        let r = memtree(&s, &["ingest", "--format", "markdown", p.to_str().unwrap()], None).json();
+        assert_eq!(r["added"], 0, "{}: {r}", p.display());
+        assert_eq!(sources(&s), 3, "{}", p.display());
+    }
+    // A change is still seen through another folder, under the note's first id.
+    std::fs::write(v.join("Sync/Plans.md"), "# Plans\nThe Plus plan syncs ten vaults.\n").unwrap();
+    let r = memtree(&s, &["ingest", "--format", "markdown", v.join("Sync").to_str().unwrap()], None).json();
+    assert_eq!((r["added"].as_u64(), r["replaced"].as_u64()), (Some(0), Some(1)), "{r}");
+    let list = memtree(&s, &["sources"], None).json();
+    assert!(list.as_array().unwrap().iter().any(|e| e["source_id"] == "doc:Sync/Plans.md"), "{list}");
+}

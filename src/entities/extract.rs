@@ -35,6 +35,7 @@ struct Rules {
     url: Regex,
     handle: Regex,
     hashtag: Regex,
+    wiki_link: Regex,
 }
 
 static RULES: LazyLock<Rules> = LazyLock::new(|| Rules {
@@ -43,6 +44,9 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| Rules {
     handle: Regex::new(r"(?:^|[^\w@.])@([A-Za-z0-9_][A-Za-z0-9_.-]{0,38}[A-Za-z0-9_]|[A-Za-z0-9_])")
         .expect("valid regex"),
     hashtag: Regex::new(r"(?:^|[^\w&#])#([A-Za-z][\w-]{0,63})").expect("valid regex"),
+    // An Obsidian wiki link, `[[Note]]`, `[[#Heading]]`, `[[Note#^block|shown]]`: its `#`
+    // names a heading or a block of a note, never a tag.
+    wiki_link: Regex::new(r"!?\[\[[^\[\]\n]*\]\]").expect("valid regex"),
 });
 
 /// Capitalised words that are not names (months are checked via `text::MONTHS`): pronouns,
@@ -214,9 +218,17 @@ impl Extractor {
         // same mentions.
         if text.contains("://") {
             for m in rules.url.find_iter(text) {
-                let url = m.as_str().trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}']);
-                add(&mut out, EntityKind::Url, url);
+                add(&mut out, EntityKind::Url, trim_url(m.as_str()));
                 masked.replace_range(m.range(), &" ".repeat(m.len()));
+            }
+        }
+        if masked.contains("[[") {
+            // `#` inside a wiki link is a heading or block reference: blanked for the hashtag
+            // rule only (the link's words are still read for names).
+            let links: Vec<std::ops::Range<usize>> = rules.wiki_link.find_iter(&masked).map(|m| m.range()).collect();
+            for r in links {
+                let blanked = masked[r.clone()].replace('#', " ");
+                masked.replace_range(r, &blanked);
             }
         }
         if masked.contains('@') {
@@ -235,6 +247,26 @@ impl Extractor {
         }
         names(&split_words(&masked), gaz, opts, &mut out);
         out.into_values().collect()
+    }
+}
+
+/// A URL without the prose or Markdown around it: trailing punctuation and emphasis marks
+/// (`https://x.org/a/)**` in `**[a](https://x.org/a/)**`), and a closing bracket the URL
+/// did not open (`(see https://x.org)`), while `https://en.wikipedia.org/wiki/Rust_(game)`
+/// keeps its own.
+fn trim_url(url: &str) -> &str {
+    let mut u = url;
+    loop {
+        let before = u.len();
+        u = u.trim_end_matches(['.', ',', ';', ':', '!', '?', '*', '_', '~', '|', '\'', '"']);
+        for (open, close) in [('(', ')'), ('[', ']'), ('{', '}')] {
+            if u.ends_with(close) && u.matches(open).count() < u.matches(close).count() {
+                u = &u[..u.len() - 1];
+            }
+        }
+        if u.len() == before {
+            return u;
+        }
     }
 }
 
@@ -404,6 +436,30 @@ mod tests {
         assert_eq!(
             ids(&m),
             vec!["email:alice@example.com", "handle:bob", "hashtag:launch-q2", "url:https://Example.com/Path"]
+        );
+    }
+
+    /// Obsidian heading links and block references are links, not tags; a URL loses the
+    /// Markdown around it but keeps its own brackets.
+    #[test]
+    fn wiki_links_are_not_hashtags_and_urls_lose_their_markdown() {
+        let x = Extractor::new();
+        let found = |t: &str| {
+            let m = x.extract(t, &Gazetteer::new(), ExtractOptions::default());
+            m.into_iter().map(|m| m.id.0).collect::<Vec<_>>()
+        };
+        for t in ["See [[#Sync history]].", "See [[Obsidian Sync#Sync history|history]]", "![[Note#^abc123]]"] {
+            assert!(found(t).iter().all(|id| !id.starts_with("hashtag:")), "{t}: {:?}", found(t));
+        }
+        assert_eq!(found("[[Note]] #real-tag"), vec!["hashtag:real-tag"]);
+        assert_eq!(
+            found("Read **[the guide](https://help.obsidian.md/sync/synchronization/)**."),
+            vec!["url:https://help.obsidian.md/sync/synchronization/"]
+        );
+        assert_eq!(found("(see https://x.org/a)"), vec!["url:https://x.org/a"]);
+        assert_eq!(
+            found("*https://en.wikipedia.org/wiki/Rust_(game)*"),
+            vec!["url:https://en.wikipedia.org/wiki/Rust_(game)"]
         );
     }
 

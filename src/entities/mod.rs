@@ -10,6 +10,7 @@ mod registry;
 mod words;
 
 pub use canonical::canonical_id;
+pub(crate) use canonical::fold_diacritics;
 pub use extract::{ExtractOptions, Extractor};
 pub use gazetteer::Gazetteer;
 pub use mention::Mention;

@@ -11,7 +11,7 @@ pub use search::{IndexSearcher, LevelFilter, NodeDoc, SearchFilter};
 
 use crate::error::{Error, Result};
 use crate::store::{NodeRow, TreeRow};
-use crate::types::{EntityId, NodeKind, TreeId};
+use crate::types::{EntityId, NodeId, NodeKind, TreeId};
 use node_ids::NodeIdCache;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -164,6 +164,32 @@ impl IndexWrite {
     /// Queue the deletion of every node of a tree.
     pub fn delete_tree(&mut self, id: &TreeId) {
         self.writer.delete_term(Term::from_field_text(self.handle.fields.tree_id, id.as_str()));
+    }
+
+    /// Queue the deletion of one node's document.
+    pub fn delete_node(&mut self, id: &NodeId) {
+        self.writer.delete_term(Term::from_field_text(self.handle.fields.node_id, id.as_str()));
+    }
+
+    /// Merge away the deleted documents of every segment that has some, so that no term of
+    /// a deleted document stays in a term dictionary (a forget must leave no trace of the
+    /// words it removed; a plain delete only hides them). Costs a rewrite of those segments.
+    pub fn purge_deleted(&mut self) -> Result<()> {
+        // From the committed metas, not a searcher: merges finished since the reader last
+        // reloaded have replaced segments a searcher still names.
+        let ids: Vec<tantivy::index::SegmentId> = self
+            .handle
+            .index
+            .searchable_segment_metas()?
+            .iter()
+            .filter(|m| m.num_deleted_docs() > 0)
+            .map(tantivy::index::SegmentMeta::id)
+            .collect();
+        if !ids.is_empty() {
+            self.writer.merge(&ids).wait()?;
+            self.handle.reader.reload()?;
+        }
+        Ok(())
     }
 
     /// Queue the deletion of everything (before a rebuild).

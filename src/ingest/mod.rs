@@ -8,6 +8,7 @@ pub mod import;
 mod writer;
 
 pub use canonical::{ChatMessage, Document, EmailMessage, Item, Role};
+pub use writer::Resealed;
 pub(crate) use writer::{WriteBatch, WriteContext};
 
 /// What one write did.

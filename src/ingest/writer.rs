@@ -12,6 +12,9 @@ use crate::tree::{Summariser, SummaryChild, SummaryRequest, topics_of};
 use crate::types::{EntityId, NodeId, SourceId, TreeId};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+mod forget;
+pub use forget::Resealed;
+
 /// Topics kept per summary.
 const TOPICS_PER_SUMMARY: usize = 6;
 
@@ -25,7 +28,7 @@ pub(crate) struct WriteBatch<'a, 't> {
     written: Vec<WrittenNode>,
     /// Trees whose old nodes this batch deleted (replace/delete).
     dropped_trees: Vec<TreeId>,
-    /// The nodes those drops deleted: their vectors leave the matrix after the commit.
+    /// Nodes this batch deleted: with their trees (replace, delete) or one by one (forget).
     dropped_nodes: Vec<NodeId>,
     report: IngestReport,
     buffers: HashMap<(TreeId, u32), BufferStats>,
@@ -65,8 +68,9 @@ pub(crate) struct Written {
     pub nodes: Vec<WrittenNode>,
     /// Trees whose earlier nodes were deleted: the index drops their documents first.
     pub dropped_trees: Vec<TreeId>,
-    /// The nodes deleted with those trees (stored before this batch): the vector matrix
-    /// removes their rows, before it takes this batch's vectors (a replace may write a
+    /// The nodes deleted with those trees (replace, delete) and those forgotten one by one
+    /// (with the summaries above them): the index drops their documents, and the vector
+    /// matrix removes their rows before it takes this batch's vectors (a replace may write a
     /// deleted id again).
     pub dropped_nodes: Vec<NodeId>,
 }
@@ -260,6 +264,29 @@ impl<'a, 't> WriteBatch<'a, 't> {
             return Ok(());
         }
         crate::crash::point("seal");
+        let seq = self.seq(tree)?;
+        let (row, tree_row, entities, topics) = self.write_summary(tree, level, &child_keys, &children, seq)?;
+        self.buffers.insert((tree.clone(), level), BufferStats::default());
+        let up = self.count_appended(tree, level + 1, &row)?;
+        self.written.push(WrittenNode { row, tree: tree_row, entities, topics });
+        if up.count >= self.ctx.cfg.fanout {
+            self.seal(tree, level + 1)?;
+        }
+        Ok(())
+    }
+
+    /// Write the summary at `level + 1` over `children` (with their keys, in order) at `seq`:
+    /// its text from the summariser, its envelope, tokens, entities (the children's union) and
+    /// topics; the children name it as their parent. Returns the row, its tree, its entity ids
+    /// and its topics (sorted, distinct), as [`WrittenNode`] holds them.
+    fn write_summary(
+        &mut self,
+        tree: &TreeId,
+        level: u32,
+        child_keys: &[NodeKey],
+        children: &[NodeRow],
+        seq: i64,
+    ) -> Result<(NodeRow, TreeRow, Vec<EntityId>, Vec<String>)> {
         let tree_row = self.tree_row(tree)?;
         let req = SummaryRequest {
             tree_scope: &tree_row.tree_scope,
@@ -280,7 +307,6 @@ impl<'a, 't> WriteBatch<'a, 't> {
         parts.push(&lvl);
         parts.extend(child_ids.iter().map(|c| c.0.as_bytes()));
         let id = NodeId::derive('S', &parts);
-        let seq = self.seq(tree)?;
         let row = NodeRow {
             node_id: id.clone(),
             tree_id: tree.clone(),
@@ -295,28 +321,20 @@ impl<'a, 't> WriteBatch<'a, 't> {
             time_end_ms: children.iter().map(|c| c.time_end_ms).max().unwrap_or(0),
             tokens: children.iter().map(|c| c.tokens).sum(),
             parent_id: None,
-            child_ids: child_ids.clone(),
+            child_ids,
             flags: 0,
             appended_ms: self.ctx.now_ms,
         };
         let key = self.tx.insert_node(&row)?;
-        self.tx.set_parent(&child_keys, &id)?;
+        self.tx.set_parent(child_keys, &id)?;
         // A summary's entities are the union of its children's.
-        let entities = self.tx.attach_union(key, &child_keys)?;
-        let topics = topics_of(children.iter().map(|c| c.content.as_str()), TOPICS_PER_SUMMARY);
+        let entities = self.tx.attach_union(key, child_keys)?;
+        let mut topics = topics_of(children.iter().map(|c| c.content.as_str()), TOPICS_PER_SUMMARY);
         self.tx.insert_topics(&id, &topics)?;
         self.report.summaries += 1;
-
-        self.buffers.insert((tree.clone(), level), BufferStats::default());
-        let up = self.count_appended(tree, level + 1, &row)?;
-        let mut topics = topics;
         topics.sort();
         topics.dedup();
-        self.written.push(WrittenNode { row, tree: tree_row, entities, topics });
-        if up.count >= self.ctx.cfg.fanout {
-            self.seal(tree, level + 1)?;
-        }
-        Ok(())
+        Ok((row, tree_row, entities, topics))
     }
 
     /// The tree's row, cached for the batch.

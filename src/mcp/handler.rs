@@ -36,6 +36,8 @@ pub struct McpServer {
     /// Makes the vectors of `ingest_document` calls after they return (see
     /// [`McpServer::with_background`]).
     background: Option<Arc<BackgroundEmbedder>>,
+    /// Whether `memory_forget` is served (the host's choice; off by default).
+    forget: bool,
 }
 
 /// What a tool call produced: a JSON value, a caller/engine error (a tool error), or a tool
@@ -53,7 +55,7 @@ pub enum ToolOutcome {
 impl McpServer {
     /// Serve `mem`, gating every read by `scope` (SPEC §1; `Scope::all()` for everything).
     pub fn new(mem: Memory, scope: Scope) -> McpServer {
-        McpServer { mem: Arc::new(Mutex::new(mem)), scope: Arc::new(scope), background: None }
+        McpServer { mem: Arc::new(Mutex::new(mem)), scope: Arc::new(scope), background: None, forget: false }
     }
 
     /// Nudge `worker` after every write call, so an `ingest_document` returns once its leaves
@@ -65,6 +67,30 @@ impl McpServer {
     pub fn with_background(mut self, worker: BackgroundEmbedder) -> McpServer {
         self.background = Some(Arc::new(worker));
         self
+    }
+
+    /// Serve `memory_forget` too (`allowed`), the one tool that removes what the user wrote:
+    /// a host turns it on when its user may ask the model to forget; the read tools are the
+    /// same either way.
+    pub fn allow_forget(mut self, allowed: bool) -> McpServer {
+        self.forget = allowed;
+        self
+    }
+
+    /// The tools this server publishes: [`McpServer::tools`], and `memory_forget` when
+    /// allowed.
+    pub fn published(&self) -> Vec<Tool> {
+        let mut tools = McpServer::tools();
+        if self.forget {
+            let def = super::forget::schema();
+            let schema: JsonObject = def["input_schema"].as_object().cloned().unwrap_or_default();
+            tools.push(Tool::new(
+                super::forget::NAME,
+                def["description"].as_str().unwrap_or_default().to_string(),
+                Arc::new(schema),
+            ));
+        }
+        tools
     }
 
     /// The background worker, when there is one (its [`BackgroundEmbedder::status`], or
@@ -92,7 +118,8 @@ impl McpServer {
 
     /// Run one tool call synchronously (the async handler runs this on the blocking pool).
     pub fn call(&self, name: &str, arguments: Option<JsonObject>) -> ToolOutcome {
-        if !TOOL_NAMES.contains(&name) {
+        let forget = self.forget && name == super::forget::NAME;
+        if !TOOL_NAMES.contains(&name) && !forget {
             return ToolOutcome::UnknownTool(name.to_string());
         }
         let args = Value::Object(arguments.unwrap_or_default());
@@ -112,7 +139,15 @@ impl McpServer {
                     r
                 })
                 .and_then(|r| Ok(serde_json::to_value(r)?)),
-            _ => RecallRequest::from_json(&args).and_then(|req| tool::memory_recall(&mut mem, req)),
+            "memory_recall" => RecallRequest::from_json(&args).and_then(|req| tool::memory_recall(&mut mem, req)),
+            _ => {
+                let r = super::forget::call(&mut mem, &args);
+                // Re-sealed summaries need vectors.
+                if let Some(bg) = &self.background {
+                    bg.nudge();
+                }
+                r
+            }
         };
         match result {
             Ok(v) => ToolOutcome::Ok(v),
@@ -133,7 +168,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(McpServer::tools()))
+        Ok(ListToolsResult::with_all_items(self.published()))
     }
 
     async fn list_prompts(

@@ -13,6 +13,7 @@
 //! One prompt, `memory_agent` (`prompt.rs`): the retrieval strategy (which mode for which
 //! request) and the tool allow-list, for a host to hand to the model that works the memory.
 
+mod forget;
 mod handler;
 mod prompt;
 

@@ -135,6 +135,9 @@ impl Memory {
             for t in &written.dropped_trees {
                 iw.delete_tree(t);
             }
+            for n in &written.dropped_nodes {
+                iw.delete_node(n);
+            }
             for w in &written.nodes {
                 iw.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
             }
@@ -150,6 +153,11 @@ impl Memory {
         // updates it holds every stored vector, and the gazetteer this write read with. A
         // replace or delete takes its rows out of the matrix (`remove` also drops a removed
         // summary's session) instead of reloading every vector.
+        // A forget of single leaves (no tree dropped) re-extracted no gazetteer: rebuild it
+        // from the record, so that a forgotten name is not matched any more.
+        if written.dropped_trees.is_empty() && !written.dropped_nodes.is_empty() {
+            self.load_gazetteer()?;
+        }
         let mark = self.view.store.vector_mark()?;
         let mut derived = self.view.derived_mut();
         derived.set_mark(mark);
@@ -168,7 +176,10 @@ impl Memory {
         }
         // A drop rebuilt the write path's gazetteer from the transaction (`drop_source`), so
         // its revision says nothing about the readers' copy: publish it.
-        if !written.dropped_trees.is_empty() || self.gazetteer.revision() != revision {
+        if !written.dropped_trees.is_empty()
+            || !written.dropped_nodes.is_empty()
+            || self.gazetteer.revision() != revision
+        {
             derived.set_gazetteer(self.gazetteer.clone());
         }
         // The shared state now reflects this commit: this process's readers need not reload.

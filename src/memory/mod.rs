@@ -6,12 +6,14 @@
 
 mod background;
 mod commit;
+mod forget;
 mod import;
 mod lock;
 mod sync;
 mod upkeep;
 
 pub use background::{BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus};
+pub use forget::{Forget, ForgetReceipt};
 pub use import::{ImportOptions, ImportSummary};
 pub use sync::SyncReport;
 

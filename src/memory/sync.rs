@@ -51,7 +51,21 @@ impl Memory {
         prune: bool,
         mut progress: impl FnMut(Progress),
     ) -> Result<SyncReport> {
-        let notes = self.view.store.note_hashes(&folder.scope)?;
+        // A note is the file it was read from: every stored note (not only those under this
+        // import's id prefix), so a note first imported through another folder (the vault, a
+        // subfolder of it, its parent) keeps the id it was stored under and is not added again.
+        let notes = self.view.store.note_hashes("doc:")?;
+        let by_file: HashMap<&str, &str> =
+            notes.iter().filter_map(|n| n.file.as_deref().map(|f| (f, n.id.as_str()))).rev().collect();
+        let mut folder = folder;
+        for n in &mut folder.notes {
+            if let Some(id) = n.doc.source_ref.as_deref().and_then(|f| by_file.get(f))
+                && *id != n.doc.source_id.as_str()
+            {
+                n.doc.source_id = (*id).into();
+            }
+        }
+        drop(by_file);
         // Whose a stored note is: only one read from a file inside what this import reads can
         // vanish from it (a single file must be that file; a note recorded without a file, or
         // from another folder sharing the id prefix, is left alone).

@@ -122,6 +122,49 @@ pub trait EntityReads: Reader {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Every entity's id and surface, of `kinds` (empty = all), by id: what a fuzzy search
+    /// scans when the substring match finds too few.
+    fn entity_names(&self, kinds: &[EntityKind]) -> Result<Vec<(String, String)>> {
+        let kinds_json = serde_json::to_string(&kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT entity_id, surface FROM entities \
+             WHERE ?1 = '[]' OR kind IN (SELECT value FROM json_each(?1)) ORDER BY entity_id",
+        )?;
+        let rows = stmt.query_map([kinds_json], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The entities `ids`, ranked as [`EntityReads::search_entities`] ranks (most-mentioned,
+    /// most recent, id); with `scopes`, counted over those scopes' leaves only, as
+    /// [`EntityReads::search_entities_scoped`] counts (entities not mentioned there absent).
+    fn entities_ranked(&self, ids: &[String], scopes: Option<&[String]>, limit: usize) -> Result<Vec<EntityRow>> {
+        let ids_json = serde_json::to_string(ids)?;
+        let rows = match scopes {
+            None => {
+                let mut stmt = self.conn().prepare_cached(
+                    "SELECT entity_id, kind, surface, mention_count, last_seen_ms FROM entities \
+                     WHERE entity_id IN (SELECT value FROM json_each(?1)) \
+                     ORDER BY mention_count DESC, last_seen_ms DESC, entity_id LIMIT ?2",
+                )?;
+                stmt.query_map(params![ids_json, limit as i64], entity_from_row)?.collect::<rusqlite::Result<_>>()?
+            }
+            Some(scopes) => {
+                let mut stmt = self.conn().prepare_cached(
+                    "SELECT e.entity_id, e.kind, e.surface, COUNT(*) AS c, MAX(n.time_end_ms) AS seen \
+                     FROM entities e JOIN node_entities ne ON ne.entity_key = e.entity_key AND ne.is_leaf = 1 \
+                     JOIN nodes n ON n.node_key = ne.node_key JOIN trees t ON t.tree_id = n.tree_id \
+                     WHERE e.entity_id IN (SELECT value FROM json_each(?1)) \
+                       AND t.tree_scope IN (SELECT value FROM json_each(?2)) \
+                     GROUP BY e.entity_id ORDER BY c DESC, seen DESC, e.entity_id LIMIT ?3",
+                )?;
+                let scopes_json = serde_json::to_string(scopes)?;
+                stmt.query_map(params![ids_json, scopes_json, limit as i64], entity_from_row)?
+                    .collect::<rusqlite::Result<_>>()?
+            }
+        };
+        Ok(rows)
+    }
+
     /// Entities on a node, sorted by id.
     fn node_entities(&self, node: &NodeId) -> Result<Vec<EntityId>> {
         id_column(self, ENTITIES_OF_NODE, node.as_str(), EntityId)

@@ -156,6 +156,22 @@ impl Store {
         Ok(out)
     }
 
+    /// Have SQLite overwrite deleted content with zeros (`PRAGMA secure_delete`) on this
+    /// connection: on while a forget writes, so the forgotten text does not live on in the
+    /// database file's free pages; off otherwise (a replace need not pay for it).
+    pub fn set_secure_delete(&self, on: bool) -> Result<()> {
+        self.conn.pragma_update(None, "secure_delete", on)?;
+        Ok(())
+    }
+
+    /// Checkpoint the write-ahead log into the database and truncate it: the log keeps the
+    /// pages a write replaced until then. Best effort while another connection reads (its
+    /// snapshot keeps the log), which the next checkpoint finishes.
+    pub fn checkpoint_truncate(&self) -> Result<()> {
+        self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(())
+    }
+
     /// The store's write generation: bumped by every committed write, recorded in the
     /// full-text index's commit so a lagging index is detected on open.
     pub fn generation(&self) -> Result<u64> {

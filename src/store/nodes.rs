@@ -421,6 +421,34 @@ impl Tx<'_> {
         Ok(n)
     }
 
+    /// Delete these nodes with their topics and vectors (the caller detaches their entities
+    /// first); the tree and the source stay.
+    pub fn delete_nodes(&self, ids: &[NodeId]) -> Result<usize> {
+        let ids = serde_json::to_string(&ids.iter().map(NodeId::as_str).collect::<Vec<_>>())?;
+        for sql in [
+            "DELETE FROM node_topics WHERE node_id IN (SELECT value FROM json_each(?1))",
+            "DELETE FROM vectors WHERE node_id IN (SELECT value FROM json_each(?1))",
+        ] {
+            self.tx.execute(sql, [&ids])?;
+        }
+        Ok(self.tx.execute("DELETE FROM nodes WHERE node_id IN (SELECT value FROM json_each(?1))", [&ids])?)
+    }
+
+    /// These nodes with their keys, in the order asked (unknown ids skipped).
+    pub fn nodes_keyed(&self, ids: &[NodeId]) -> Result<Vec<(NodeKey, NodeRow)>> {
+        let sql = format!("SELECT {NODE_COLS}, node_key FROM nodes WHERE node_id = ?1");
+        let mut stmt = self.tx.prepare_cached(&sql)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(r) =
+                stmt.query_row([id.as_str()], |r| Ok((NodeKey(r.get(16)?), node_from_row(r)?))).optional()?
+            {
+                out.push(r);
+            }
+        }
+        Ok(out)
+    }
+
     /// Store a node's topics.
     pub fn insert_topics(&self, node: &NodeId, topics: &[String]) -> Result<()> {
         let mut stmt = self.tx.prepare_cached("INSERT OR IGNORE INTO node_topics (node_id, topic) VALUES (?1, ?2)")?;

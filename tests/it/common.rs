@@ -150,7 +150,8 @@ pub fn check_invariants(mem: &Memory, cfg: &Config) {
                     );
                 }
                 if n.level >= 2 {
-                    assert_eq!(n.child_ids.len(), cfg.fanout, "upper summaries seal at fan-out");
+                    // Fewer only when a forget re-sealed it without a child that went.
+                    assert!(n.child_ids.len() <= cfg.fanout, "upper summaries seal at fan-out");
                 }
             } else {
                 let ents: BTreeSet<String> =

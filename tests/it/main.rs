@@ -6,6 +6,7 @@ mod concurrency;
 mod dates;
 mod demo_questions;
 mod extraction;
+mod forget;
 mod fuzz;
 mod hostile;
 mod mail;

@@ -261,6 +261,12 @@ enum Op {
     ForgetChat {
         source: usize,
     },
+    /// `memtree forget --leaf` on one leaf of a chat or a document (the `pick`-th, modulo):
+    /// the summaries above it are re-sealed without it.
+    ForgetLeaf {
+        source: usize,
+        pick: usize,
+    },
     Flush,
     AdvanceClock {
         hours: i64,
@@ -277,6 +283,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (0usize..2, 1usize..120, 0usize..8).prop_map(|(doc, words, word)| Op::Doc { doc, words, word }),
         1 => (0usize..2).prop_map(|doc| Op::DeleteDoc { doc }),
         1 => (0usize..3).prop_map(|source| Op::ForgetChat { source }),
+        2 => (0usize..5, 0usize..50).prop_map(|(source, pick)| Op::ForgetLeaf { source, pick }),
         1 => Just(Op::Flush),
         1 => (0i64..3).prop_map(|hours| Op::AdvanceClock { hours }),
         1 => Just(Op::Reopen),
@@ -321,6 +328,15 @@ proptest! {
                     let src = format!("slack:#c{source}");
                     m.delete_source(&src.as_str().into()).unwrap();
                     model.remove(&src);
+                }
+                Op::ForgetLeaf { source, pick } => {
+                    let src = if *source < 3 { format!("slack:#c{source}") } else { format!("doc:d{}.md", source - 3) };
+                    let leaves = leaves_of(m, &src);
+                    if let Some(leaf) = leaves.get(pick % leaves.len().max(1)) {
+                        let r = m.forget(&memtree::Forget::Leaf(leaf.node_id.clone())).unwrap();
+                        prop_assert_eq!(r.leaves.len(), 1);
+                        model.get_mut(&src).unwrap().remove(&leaf.content);
+                    }
                 }
                 Op::Flush => { m.flush().unwrap(); }
                 Op::AdvanceClock { hours } => { fx.clock.advance(hours * HOUR); m.flush_due().unwrap(); }

@@ -2,6 +2,7 @@
 //! non-zero exit on failure.
 
 mod bench;
+mod forget;
 mod ingest;
 mod open;
 mod output;
@@ -96,9 +97,21 @@ enum Cmd {
     /// Remove one source and everything derived from it (leaves, summaries, index documents,
     /// vectors, entity counts, edges), atomically.
     Forget {
-        /// The source id, as `memtree sources` lists it.
+        /// One leaf (a message, an e-mail, a chunk of a note), by node id: the summaries
+        /// above it are re-sealed without it.
+        #[arg(long = "leaf", value_name = "ID")]
+        leaf: Option<String>,
+        /// The source id, as `memtree sources` lists it: the whole source, or with
+        /// --since/--until its leaves in that range.
         #[arg(long = "source", value_name = "ID")]
-        source: String,
+        source: Option<String>,
+        /// With --source: the range's start (YYYY-MM-DD from the start of that day UTC, RFC
+        /// 3339, or epoch ms).
+        #[arg(long = "since", value_name = "DATE")]
+        since: Option<String>,
+        /// With --source: the range's end, inclusive (YYYY-MM-DD to the end of that day).
+        #[arg(long = "until", value_name = "DATE")]
+        until: Option<String>,
     },
     /// Serve the memory_tree and memory_recall tools over MCP on stdio (for an assistant host).
     Mcp {
@@ -109,6 +122,10 @@ enum Cmd {
         /// store is an error, as for every read.
         #[arg(long)]
         create: bool,
+        /// Also serve `memory_forget` (forget a leaf, a source or a range, with a receipt):
+        /// off unless the host allows it.
+        #[arg(long = "allow-forget")]
+        allow_forget: bool,
     },
     /// Benchmarks.
     Bench {
@@ -245,20 +262,18 @@ fn run(cli: &Cli) -> Result<()> {
         }
         Cmd::Stats => print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?,
         Cmd::Sources => print(cli, &sources_json(mem.as_reader())?)?,
-        Cmd::Forget { source } => {
-            if !mem.as_reader().has_source(source)? {
-                anyhow::bail!("no source `{source}` in the store (`memtree sources` lists them)");
-            }
-            let r = mem.delete_source(&source.as_str().into())?;
-            print(cli, &serde_json::json!({"source_id": source, "removed_leaves": r.removed}))?;
+        Cmd::Forget { leaf, source, since, until } => {
+            let what = forget::grain(leaf.as_deref(), source.as_deref(), since.as_deref(), until.as_deref())?;
+            let receipt = mem.forget(&what)?;
+            print(cli, &serde_json::to_value(&receipt)?)?;
         }
         Cmd::Reindex => {
             mem.reindex()?;
             print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?;
         }
-        Cmd::Mcp { scope, .. } => {
+        Cmd::Mcp { scope, allow_forget, .. } => {
             let scope = if scope.is_empty() { Scope::all() } else { Scope::only(scope.iter().cloned()) };
-            let mut server = memtree::McpServer::new(mem, scope);
+            let mut server = memtree::McpServer::new(mem, scope).allow_forget(*allow_forget);
             if let Some(w) = worker {
                 server = server.with_background(w);
             }

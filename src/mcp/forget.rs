@@ -1,0 +1,72 @@
+//! `memory_forget`, served only when the host starts the server with forgetting allowed
+//! (`memtree mcp --allow-forget`, [`super::McpServer::allow_forget`]): the model may then
+//! forget one leaf, one source, or a source's leaves in a time range, and gets the receipt.
+
+use crate::error::{Error, Result};
+use crate::memory::{Forget, Memory};
+use serde_json::{Value, json};
+
+/// The tool's name.
+pub const NAME: &str = "memory_forget";
+
+/// The tool definition, shaped as `tool::memory_tree_schema()` is.
+pub fn schema() -> Value {
+    json!({
+        "name": NAME,
+        "description": "Forget part of the memory for good, with everything derived from it (summaries above \
+            a forgotten leaf are re-sealed without it). Give `leaf_id` (a hit's node_id of level 0), or \
+            `source_id` alone (the whole source), or `source_id` with `since_ms`/`until_ms` (its leaves in \
+            that window, epoch ms, inclusive). Returns a receipt of what was removed and re-sealed. Only \
+            when the user asks to forget something.",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "leaf_id": {"type": "string", "description": "One leaf's node_id."},
+                "source_id": {"type": "string", "description": "A source id."},
+                "since_ms": {"type": "integer", "description": "With source_id: the window's start, epoch ms."},
+                "until_ms": {"type": "integer", "description": "With source_id: the window's end, epoch ms."}
+            },
+            "additionalProperties": false
+        }
+    })
+}
+
+/// Run one `memory_forget` call.
+pub fn call(mem: &mut Memory, args: &Value) -> Result<Value> {
+    let obj = args
+        .as_object()
+        .ok_or_else(|| Error::InvalidRequest { message: format!("{NAME}: arguments must be an object") })?;
+    if let Some(k) = obj.keys().find(|k| !["leaf_id", "source_id", "since_ms", "until_ms"].contains(&k.as_str())) {
+        return Err(Error::InvalidRequest { message: format!("{NAME}: unknown field `{k}`") });
+    }
+    let text = |k: &str| -> Result<Option<&str>> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.as_str())),
+            Some(_) => Err(Error::invalid(format!("{NAME}.{k}"), "must be a non-blank string")),
+        }
+    };
+    let ms = |k: &str| -> Result<Option<i64>> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_i64()
+                .map(Some)
+                .ok_or_else(|| Error::invalid(format!("{NAME}.{k}"), "must be an integer (epoch ms)")),
+        }
+    };
+    let (since, until) = (ms("since_ms")?, ms("until_ms")?);
+    let what = match (text("leaf_id")?, text("source_id")?) {
+        (Some(l), None) if since.is_none() && until.is_none() => Forget::Leaf(l.into()),
+        (None, Some(s)) if since.is_none() && until.is_none() => Forget::Source(s.into()),
+        (None, Some(s)) => {
+            Forget::Range { source: s.into(), since_ms: since.unwrap_or(i64::MIN), until_ms: until.unwrap_or(i64::MAX) }
+        }
+        _ => {
+            return Err(Error::InvalidRequest {
+                message: format!("{NAME}: give `leaf_id` alone, or `source_id` with optional `since_ms`/`until_ms`"),
+            });
+        }
+    };
+    Ok(serde_json::to_value(mem.forget(&what)?)?)
+}
