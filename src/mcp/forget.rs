@@ -70,3 +70,41 @@ pub fn call(mem: &mut Memory, args: &Value) -> Result<Value> {
     };
     Ok(serde_json::to_value(mem.forget(&what)?)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{ChatMessage, Item, McpServer, Memory, Role, Scope, ToolOutcome};
+
+    /// `memory_forget` exists only when the host allows it; the read tools are the same.
+    #[test]
+    fn forget_is_served_only_when_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut mem = Memory::open(dir.path()).unwrap();
+        let msg = |t: &str, ts| {
+            Item::Chat(ChatMessage {
+                source_id: "slack:#a".into(),
+                author: "Ada".into(),
+                ts_ms: ts,
+                text: t.into(),
+                source_ref: None,
+                participants: vec![],
+                tags: vec![],
+                role: Role::Person,
+            })
+        };
+        mem.ingest(vec![msg("one", 1_000), msg("two", 2_000)]).unwrap();
+        let off = McpServer::new(mem, Scope::all());
+        assert_eq!(off.published().len(), 2);
+        let args = serde_json::json!({"source_id": "slack:#a", "since_ms": 0, "until_ms": 1_500});
+        let args = args.as_object().cloned();
+        assert!(matches!(off.call(super::NAME, args.clone()), ToolOutcome::UnknownTool(_)));
+        let on = off.allow_forget(true);
+        assert_eq!(on.published().len(), 3);
+        match on.call(super::NAME, args) {
+            ToolOutcome::Ok(v) => assert_eq!(v["leaves"].as_array().map(Vec::len), Some(1), "{v}"),
+            other => panic!("{other:?}"),
+        }
+        let bad = serde_json::json!({"leaf_id": "x", "source_id": "y"}).as_object().cloned();
+        assert!(matches!(on.call(super::NAME, bad), ToolOutcome::Failed(_)));
+    }
+}
