@@ -9,6 +9,7 @@ mod extraction;
 mod fuzz;
 mod hostile;
 mod mail;
+mod model_choice;
 mod privacy;
 mod registry;
 mod snippet;
