@@ -105,7 +105,7 @@ mod tests {
     #[test]
     fn another_manifest_drops_the_names_vectors_and_readers_ignore_them_until_then() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
         let tx = store.begin().unwrap();
         assert_eq!(tx.adopt_model("m", 4, "aaaa").unwrap(), Adopted::Recorded);
         tx.put_vector(&NodeId("L1".into()), "m", &[0.5, 0.5, 0.5, 0.5]).unwrap();
@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn an_unknown_manifest_is_adopted() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
         let tx = store.begin().unwrap();
         assert_eq!(tx.adopt_model("m", 4, "").unwrap(), Adopted::Recorded);
         assert_eq!(tx.adopt_model("m", 4, "cccc").unwrap(), Adopted::Recorded);
