@@ -152,7 +152,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (label, texts) in [("long messages", &long), ("short turns", &short)] {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let file = tmp.path().join("texts.jsonl");
-        let lines: Vec<String> = texts.iter().map(|t| serde_json::to_string(t)).collect::<Result<_, _>>()?;
+        let lines: Vec<String> = texts.iter().map(serde_json::to_string).collect::<Result<_, _>>()?;
         std::fs::write(&file, lines.join("\n") + "\n")?;
         model.embed_with(&refs[..refs.len().min(64)], batching)?; // warm-up
         let (mut engine, mut reference_rates, mut tokens) = (Vec::new(), Vec::new(), 0);

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 /// f32 `v / (norm + 1e-12)`, then ours in f64, so a vector is unit-norm to f32 precision.
 /// A zero or non-finite vector is an error, never returned.
 pub fn mean_unit(row: &[f32], real: usize, dim: usize, index: usize) -> Result<Vec<f32>> {
-    if dim == 0 || row.len() % dim != 0 || real == 0 || real * dim > row.len() {
+    if dim == 0 || !row.len().is_multiple_of(dim) || real == 0 || real * dim > row.len() {
         return Err(Error::model(format!(
             "text {index}: a model output of {} floats cannot hold {real} token(s) of {dim} dimensions",
             row.len()
