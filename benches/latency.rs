@@ -531,7 +531,7 @@ fn main() {
         let m = FastEmbedder::load(&p).expect("model loads");
         let hash = HashEmbedder::new(m.dim());
         assert_eq!(hash.dim(), m.dim(), "hashing vectors must have the model's dimension");
-        // The embedder's own rule (embed::fastembed_model): the variable, else min(cores, 4).
+        // The embedder's own rule (embed::model): the variable, else min(cores, 4).
         let threads = std::env::var("MEMTREE_EMBED_THREADS")
             .ok()
             .and_then(|v| v.trim().parse::<usize>().ok())

@@ -1,15 +1,23 @@
-//! Embedding throughput of the real model on short conversational sentences (LoCoMo-like,
-//! 15-25 words), at several ONNX Runtime batch sizes.
+//! The engine's embedding rate on one core against the physical reference: the same model
+//! and tokenizer run by plain onnxruntime (Python, one thread, one text per call, so no
+//! padding at all), on the same texts, side by side in one run (issue 28, item 2).
 //!
 //! ```sh
 //! scripts/fetch-models.sh
-//! MEMTREE_EMBED_THREADS=2 cargo run --release --example embed_throughput -- [N] [RUNS] [BATCHES]
-//! # defaults: N = 2048 sentences, RUNS = 3, BATCHES = 32,256
+//! python3 -m venv target/ort-venv && target/ort-venv/bin/pip install onnxruntime==1.31.1 tokenizers==0.23.2 numpy
+//! cargo run --release --example embed_throughput -- [N_LONG] [N_SHORT] [ROUNDS]
+//! # defaults: 256 long messages (~160 tokens), 1024 short turns (~33 tokens), 3 rounds
 //! ```
 //!
-//! Prints sentences/s for each run and the median per batch size.
+//! The engine runs with one intra-op thread (`MEMTREE_EMBED_THREADS=1`, set here). Rates are
+//! vectors per CPU-second of each process (user + system: per core, whatever else the machine
+//! runs) and per wall-second; rounds alternate engine and reference so both see the same
+//! load; the median round is reported. Also the cosine of every engine vector to the
+//! reference's (the vectors must agree). Without the venv the reference column is empty.
 
-use memtree::{Embedder, FastEmbedder, ModelPaths};
+use memtree::{Batching, Embedder, FastEmbedder, ModelPaths};
+use std::path::Path;
+use std::process::Command;
 use std::time::Instant;
 
 const NAMES: &[&str] = &["Caroline", "Melanie", "Jon", "Gina", "Audrey", "Andrew", "Nate", "Joanna", "Tim", "John"];
@@ -93,70 +101,108 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
+/// One measured pass: (vectors per CPU-second, vectors per wall-second).
+type Rate = (f64, f64);
+
+/// The Python reference on `texts_file`; `None` when the venv is missing.
+fn reference(python: &Path, dir: &Path, texts_file: &Path, vectors: Option<&Path>) -> Option<(Rate, u64)> {
+    let mut cmd = Command::new(python);
+    cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ort_reference.py")).arg(dir).arg(texts_file).arg("256");
+    if let Some(v) = vectors {
+        cmd.arg(v);
+    }
+    let out = cmd.output().ok().filter(|o| o.status.success())?;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+    let n = v["texts"].as_f64()?;
+    Some(((n / v["cpu_s"].as_f64()?, n / v["wall_s"].as_f64()?), v["tokens"].as_u64()?))
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // SAFETY: set before any other thread exists (first thing in main).
+    unsafe { std::env::set_var("MEMTREE_EMBED_THREADS", "1") };
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let n: usize = args.first().map(|a| a.parse()).transpose()?.unwrap_or(2048);
-    let runs: usize = args.get(1).map(|a| a.parse()).transpose()?.unwrap_or(3);
-    let batches: Vec<usize> =
-        args.get(2).map(String::as_str).unwrap_or("32,256").split(',').map(str::parse).collect::<Result<_, _>>()?;
+    let n_long: usize = args.first().map(|a| a.parse()).transpose()?.unwrap_or(256);
+    let n_short: usize = args.get(1).map(|a| a.parse()).transpose()?.unwrap_or(1024);
+    let rounds: usize = args.get(2).map(|a| a.parse()).transpose()?.unwrap_or(3).max(1);
 
     let paths = ModelPaths::discover().ok_or("no model files: run scripts/fetch-models.sh")?;
-    let t = Instant::now();
     let model = FastEmbedder::load(&paths)?;
-    let load_s = t.elapsed().as_secs_f64();
-
-    let texts = sentences(n);
-    if let Some(path) = std::env::var_os("EMBED_THROUGHPUT_DUMP") {
-        // One sentence a line, to run the same input through another implementation.
-        std::fs::write(path, texts.join("\n") + "\n")?;
+    // `EMBED_TOKEN_BUDGET=N` measures another token budget per model call (default: the engine's).
+    let mut batching = Batching::default();
+    if let Some(b) = std::env::var("EMBED_TOKEN_BUDGET").ok().and_then(|v| v.parse().ok()) {
+        batching.token_budget = b;
     }
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let words: usize = texts.iter().map(|s| s.split_whitespace().count()).sum();
+    let short = sentences(n_short);
+    // A long message: five sentences in one paragraph (~160 tokens, like a long chat turn).
+    let long: Vec<String> = sentences(n_long * 5).chunks(5).map(|c| c.join(" ")).collect();
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ort-venv/bin/python");
+    let tmp = tempfile::tempdir()?;
     println!(
-        "model {} ({} dims) from {}, loaded in {load_s:.2}s; threads: {}; {n} sentences, {:.1} words on average; e.g. {:?}",
+        "model {} ({} dims), engine on 1 intra-op thread, {} padded tokens per call; reference: {}",
         model.name(),
         model.dim(),
-        model.dir().display(),
-        std::env::var("MEMTREE_EMBED_THREADS").unwrap_or_else(|_| "default".into()),
-        words as f64 / n as f64,
-        texts[0]
+        batching.token_budget,
+        python.display()
     );
-
-    // Warm-up: first runs allocate ORT's arenas.
-    model.embed_batched(&refs[..n.min(256)], 32)?;
-
-    // Two ways to call: `calls` hands the embedder `batch` texts per call (what a caller
-    // embedding as it goes does; each call is one ONNX batch); `whole` hands it all N texts at
-    // once with an ONNX batch of `batch` (the embedder then groups texts by length).
-    for &batch in &batches {
-        for mode in ["calls", "whole"] {
-            let mut rates = Vec::with_capacity(runs);
-            let mut cpu = Vec::with_capacity(runs);
-            for run in 1..=runs {
-                let (t, c) = (Instant::now(), cpu_seconds());
-                let mut got = 0;
-                if mode == "calls" {
-                    for chunk in refs.chunks(batch) {
-                        got += model.embed_batched(chunk, batch)?.len();
-                    }
-                } else {
-                    got = model.embed_batched(&refs, batch)?.len();
-                }
-                let (secs, cpu_s) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
-                assert_eq!(got, n);
-                let rate = n as f64 / secs;
-                println!(
-                    "batch {batch:>4} {mode} run {run}: {secs:7.3}s wall, {cpu_s:7.3}s cpu  {rate:8.1} sentences/s"
-                );
-                rates.push(rate);
-                cpu.push(n as f64 / cpu_s);
+    println!();
+    println!(
+        "| texts | n | tokens/text | engine vec/CPU-s | reference vec/CPU-s | engine/reference | engine vec/s wall | reference vec/s wall | min cosine |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (label, texts) in [("long messages", &long), ("short turns", &short)] {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let file = tmp.path().join("texts.jsonl");
+        let lines: Vec<String> = texts.iter().map(serde_json::to_string).collect::<Result<_, _>>()?;
+        std::fs::write(&file, lines.join("\n") + "\n")?;
+        model.embed_with(&refs[..refs.len().min(64)], batching)?; // warm-up
+        let (mut engine, mut reference_rates, mut tokens) = (Vec::new(), Vec::new(), 0);
+        let mut vectors = Vec::new();
+        for _ in 0..rounds {
+            let (t, c) = (Instant::now(), cpu_seconds());
+            vectors = model.embed_with(&refs, batching)?;
+            let (wall, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
+            engine.push((refs.len() as f64 / cpu, refs.len() as f64 / wall));
+            if let Some((rate, tok)) = reference(&python, model.dir(), &file, None) {
+                reference_rates.push(rate);
+                tokens = tok;
             }
-            println!(
-                "batch {batch:>4} {mode} median: {:.1} sentences/s wall-clock, {:.1} sentences per cpu-second",
-                median(rates),
-                median(cpu)
-            );
         }
+        // The vectors themselves, once: every engine vector against the reference's.
+        let vec_file = tmp.path().join("vectors.f32");
+        let min_cos = reference(&python, model.dir(), &file, Some(&vec_file)).and_then(|_| {
+            let bytes = std::fs::read(&vec_file).ok()?;
+            let floats: Vec<f32> =
+                bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            let dim = model.dim();
+            Some(
+                vectors
+                    .iter()
+                    .zip(floats.chunks_exact(dim))
+                    .map(|(a, b)| a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum::<f64>())
+                    .fold(f64::INFINITY, f64::min),
+            )
+        });
+        let (e_cpu, e_wall) =
+            (median(engine.iter().map(|r| r.0).collect()), median(engine.iter().map(|r| r.1).collect()));
+        let fmt = |x: Option<f64>, p: usize| x.map_or("–".to_string(), |x| format!("{x:.p$}"));
+        let (r_cpu, r_wall) = if reference_rates.is_empty() {
+            (None, None)
+        } else {
+            (
+                Some(median(reference_rates.iter().map(|r| r.0).collect())),
+                Some(median(reference_rates.iter().map(|r| r.1).collect())),
+            )
+        };
+        let per_text = (tokens > 0).then(|| tokens as f64 / texts.len() as f64);
+        println!(
+            "| {label} | {} | {} | {e_cpu:.1} | {} | {} | {e_wall:.1} | {} | {} |",
+            texts.len(),
+            fmt(per_text, 1),
+            fmt(r_cpu, 1),
+            r_cpu.map_or("–".to_string(), |r| format!("{:.0} %", 100.0 * e_cpu / r)),
+            fmt(r_wall, 1),
+            fmt(min_cos, 6),
+        );
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 use crate::embed::{Embedder, VectorMatrix};
 use crate::entities::{Gazetteer, Registry};
 use crate::error::Result;
-use crate::store::{BatchReads, EntityReads, NewVector, Store, VectorMark, VectorReads};
+use crate::store::{BatchReads, EntityReads, ModelReads, NewVector, Store, VectorMark, VectorReads};
 use crate::types::NodeId;
 use std::collections::BTreeSet;
 
@@ -123,6 +123,11 @@ pub(crate) fn load_gazetteer(store: &impl EntityReads, registry: &Registry) -> R
 pub(crate) fn load_vectors(store: &Store, embedder: &dyn Embedder) -> Result<(VectorMatrix, VectorMark)> {
     let mark = store.vector_mark()?;
     let mut m = VectorMatrix::new(embedder.dim());
+    // Another model's vectors under this name (a reader opened with a new model before a
+    // writer re-embedded): none are scored; the dense signal is off until they are remade.
+    if !store.vectors_usable(embedder.name(), embedder.dim(), embedder.manifest())? {
+        return Ok((m, mark));
+    }
     store.for_each_vector(embedder.name(), |id, scale, codes| m.upsert_codes(id, scale, codes))?;
     store.for_each_session(|summary, children| m.set_session(summary, children.iter().copied()))?;
     Ok((m, mark))
@@ -153,7 +158,11 @@ impl Delta {
         if mark.deleted != since.deleted {
             return Ok(None);
         }
-        let vectors = store.vectors_since(embedder.name(), since.seq)?;
+        let vectors = if store.vectors_usable(embedder.name(), embedder.dim(), embedder.manifest())? {
+            store.vectors_since(embedder.name(), since.seq)?
+        } else {
+            Vec::new()
+        };
         // A new level-1 summary's session is made of its children; a leaf's new vector changes
         // its parent's.
         let affected: BTreeSet<NodeId> = vectors

@@ -61,7 +61,10 @@ mod types;
 pub use clock::{Clock, ManualClock, SystemClock, parse_now};
 pub use config::Config;
 pub use derived::Derived;
-pub use embed::{Embedder, FastEmbedder, HashEmbedder, ModelPaths, Rows, VectorMatrix};
+pub use embed::{
+    Batching, Embedder, FastEmbedder, HashEmbedder, ModelPaths, Rows, SETTINGS_FILE as MODEL_SETTINGS_FILE,
+    VectorMatrix,
+};
 pub use entities::{EntityRecord, Handle, Registry, VaultFingerprint};
 pub use error::{Error, Result};
 pub use graph::{co_occurring_entities, neighbors};

@@ -1,15 +1,15 @@
-//! Dense embeddings: the `Embedder` trait, the fastembed (ONNX) implementation, a
+//! Dense embeddings: the `Embedder` trait, the ONNX model implementation (`model/`), a
 //! deterministic test embedder, the int8 vector codes, and the in-memory vector matrix with
 //! exact top-k over them.
 
 mod codes;
-mod fastembed_model;
 mod hashing;
+mod model;
 mod vectors;
 
 pub use codes::quantise;
-pub use fastembed_model::{FastEmbedder, ModelPaths};
 pub use hashing::HashEmbedder;
+pub use model::{Batching, FastEmbedder, ModelPaths, SETTINGS_FILE};
 pub use vectors::{Rows, VectorMatrix};
 
 use crate::error::Result;
@@ -23,6 +23,12 @@ pub trait Embedder: Send + Sync {
     fn name(&self) -> &str;
     /// Vector dimension.
     fn dim(&self) -> usize;
+    /// A hash of the files that decide the vectors (weights, tokenizer, settings), stored
+    /// beside the name: the same name with another manifest is another model. Empty when the
+    /// name and dimension say it all (the test embedders).
+    fn manifest(&self) -> &str {
+        ""
+    }
     /// Embed a batch of texts; returns one unit-norm vector per text, in order.
     /// An empty text gets the embedding of the empty string, never a zero vector.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;

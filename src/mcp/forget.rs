@@ -90,6 +90,7 @@ mod tests {
                 participants: vec![],
                 tags: vec![],
                 role: Role::Person,
+                title: None,
             })
         };
         mem.ingest(vec![msg("one", 1_000), msg("two", 2_000)]).unwrap();

@@ -370,7 +370,7 @@ struct Sliced {
 const WORKER_BATCH: usize = 64;
 
 /// At most this many texts per model call from the worker: the model's own batch
-/// (`embed::BATCH_SIZE`)…
+/// (`embed::TOKEN_BUDGET` padded tokens)…
 const SLICE_TEXTS: usize = 32;
 /// …and at most this many bytes of text (one text alone may exceed it): a slice of long
 /// summaries then costs the model about what a slice of short messages does, and a question's

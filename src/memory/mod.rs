@@ -104,6 +104,7 @@ impl Memory {
             Memory { view, index, gazetteer, gazetteer_fp, synced: generation, opened: OpenReport::default() };
         let mut iw = mem.index.begin()?;
         mem.opened.index_rebuilt = mem.repair_index(&mut iw)?;
+        mem.adopt_model(&mut iw)?;
         mem.reload_vectors()?;
         if mem.view.opts.embedding == Embedding::WithEachWrite {
             mem.opened.vectors_added = mem.embed_missing(&mut iw)?;

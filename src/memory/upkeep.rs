@@ -9,7 +9,7 @@ use crate::embed::{Embedder, VectorMatrix};
 use crate::error::Result;
 use crate::index::{IndexDoc, IndexWrite};
 use crate::ingest::import::Progress;
-use crate::store::{BatchReads, EntityReads, NodeReads, TopicReads, Tx, VectorReads};
+use crate::store::{Adopted, BatchReads, EntityReads, NodeReads, TopicReads, Tx, VectorReads};
 use crate::types::{NodeId, TreeId};
 use std::collections::{BTreeSet, HashMap};
 
@@ -165,6 +165,23 @@ impl Memory {
         self.rebuild_with(&mut iw)?;
         self.embed_missing(&mut iw)?;
         iw.close()
+    }
+
+    /// Record the open's model as the maker of the vectors under its name; when the store's
+    /// vectors under that name are another model's (another dimension or manifest), they are
+    /// deleted here and re-embedded like any missing vector: by this open
+    /// ([`crate::Embedding::WithEachWrite`]) or by `embed_pending` and the background worker
+    /// ([`crate::Embedding::Deferred`]). Never mixes two models' vectors in one matrix.
+    pub(super) fn adopt_model(&mut self, iw: &mut IndexWrite) -> Result<()> {
+        let Some(emb) = self.view.opts.embedder.clone() else { return Ok(()) };
+        let tx = self.view.store.begin()?;
+        if tx.adopt_model(emb.name(), emb.dim(), emb.manifest())? == Adopted::Unchanged {
+            return Ok(());
+        }
+        let g = tx.commit()?;
+        self.synced = g;
+        // The index did not change, but its payload must track the generation.
+        iw.commit(g)
     }
 
     pub(super) fn reload_vectors(&mut self) -> Result<()> {

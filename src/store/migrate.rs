@@ -19,6 +19,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0007_sessions_sealed.sql", include_str!("../../index_schema/sql/0007_sessions_sealed.sql")),
     ("0008_instruction_flags.sql", include_str!("../../index_schema/sql/0008_instruction_flags.sql")),
     ("0009_node_keys.sql", include_str!("../../index_schema/sql/0009_node_keys.sql")),
+    ("0010_models.sql", include_str!("../../index_schema/sql/0010_models.sql")),
 ];
 
 /// The code step of a migration, by file name.
