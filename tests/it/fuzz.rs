@@ -657,7 +657,9 @@ pub(crate) fn check_tree_shape(mode: &str, req: &Value, v: &Value, scope: &Scope
             if too_many(a.len()) {
                 return Err(format!("{} matches for limit {limit:?}", a.len()));
             }
-            // A literal substring match (SPEC §3), so every match contains the query.
+            // Literal substring matches (SPEC §3) come first; after them, when they are fewer
+            // than the limit, names that match with accents folded or one typo a word.
+            let mut near_seen = false;
             let needle = req["query"].as_str().map(|q| q.trim().to_lowercase());
             let kinds: Option<Vec<EntityKind>> = req["kinds"].as_array().and_then(|ks| {
                 ks.iter().map(|k| EntityKind::parse(&k.as_str()?.trim().to_ascii_lowercase())).collect()
@@ -672,11 +674,14 @@ pub(crate) fn check_tree_shape(mode: &str, req: &Value, v: &Value, scope: &Scope
                 if m["mention_count"].as_u64().is_none() || m["last_seen_ms"].as_i64().is_none() {
                     return Err(format!("malformed EntityMatch {m}"));
                 }
-                if let Some(q) = &needle
-                    && !id.to_lowercase().contains(q.as_str())
-                    && !surface.to_lowercase().contains(q.as_str())
-                {
-                    return Err(format!("{id} ({surface:?}) does not contain the query {q:?}"));
+                if let Some(q) = &needle {
+                    let exact = id.to_lowercase().contains(q.as_str()) || surface.to_lowercase().contains(q.as_str());
+                    if exact && near_seen {
+                        return Err(format!(
+                            "{id} ({surface:?}) contains the query {q:?} but comes after a near match"
+                        ));
+                    }
+                    near_seen |= !exact;
                 }
                 if let Some(ks) = &kinds
                     && !ks.is_empty()
