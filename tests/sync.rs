@@ -338,6 +338,11 @@ fn the_repl_imports_through_the_same_sync_as_the_cli() {
     std::fs::write(v.join("latin1.md"), b"# Caf\xe9\n").unwrap();
     let (cli, repl) = (d.path().join("cli"), d.path().join("repl"));
     ingest(&cli, &v, &[]);
+    // A REPL opens only a store that exists (reads never create one): a memory_recall put and
+    // forget make it without a source, node or entity.
+    let put = r#"{"op":"put","namespace":"global","key":"k","content":"c"}"#;
+    assert_eq!(memtree(&repl, &["recall", put], None).code, Some(0));
+    assert_eq!(memtree(&repl, &["recall", r#"{"op":"forget","namespace":"global","key":"k"}"#], None).code, Some(0));
     let line = format!(":import markdown {}\n", v.display());
     let run = support::run(support::command(repl_bin(), &repl, &[] as &[&str]), Some(&format!("{line}{line}")));
     assert_eq!(run.code, Some(0), "{}", run.err);
