@@ -37,7 +37,9 @@ pub(crate) fn check(format: Format, path: &Path) -> Result<()> {
     match (format, seen) {
         (Format::Mbox, Seen::Mbox | Seen::Unknown) => Ok(()),
         (Format::Mbox, s) => wrong(s.describe(), s.format()),
-        (Format::ChatJsonl, Seen::JsonLines | Seen::Unknown) => Ok(()),
+        // One JSON document of no known export may be a one-line file of messages (a single
+        // long message whose line the head does not reach the end of): the reader decides.
+        (Format::ChatJsonl, Seen::JsonLines | Seen::Json(None) | Seen::Unknown) => Ok(()),
         (Format::Markdown, Seen::Unknown) if by_name.as_deref().is_none_or(|e| NOTE_EXTENSIONS.contains(&e)) => Ok(()),
         (Format::Markdown, Seen::Unknown) => {
             wrong(&format!("a `.{}` file, not a Markdown note (.md)", by_name.unwrap_or_default()), None)
