@@ -118,6 +118,18 @@ fn entity_ids(store: &Path, query: &str) -> Vec<String> {
     v.as_array().unwrap().iter().map(|e| e["canonical_id"].as_str().unwrap().to_string()).collect()
 }
 
+/// The file a note's first leaf points to (`source_ref`): `query_source` gives the note's
+/// summary, `fetch_leaves` its first leaf.
+fn leaf_file(store: &Path, source_id: &str) -> Value {
+    let call = json!({"mode": "query_source", "source_id": source_id, "limit": 1}).to_string();
+    let top = memtree(store, &["tool", &call], None).json()["hits"][0].clone();
+    let leaf = if top["level"] == 0 { top["node_id"].clone() } else { top["child_ids"][0].clone() };
+    let call = json!({"mode": "fetch_leaves", "chunk_ids": [leaf]}).to_string();
+    let v = memtree(store, &["tool", &call], None).json();
+    assert_eq!(v[0]["level"], 0, "{v}");
+    v[0]["source_ref"].clone()
+}
+
 fn contents(store: &Path, source_id: &str) -> String {
     let call = json!({"mode": "query_source", "source_id": source_id, "limit": 50}).to_string();
     let v = memtree(store, &["tool", &call], None).json();
@@ -143,7 +155,7 @@ fn an_unchanged_folder_is_not_written_again() {
     assert_eq!(
         again,
         json!({"sources": 0, "leaves": 0, "summaries": 0, "duplicates": 0, "removed": 0, "added": 0, "replaced": 0,
-               "unchanged": 10, "vanished": [], "pruned": [], "skipped": [], "vectors": 0}),
+               "unchanged": 10, "vanished": [], "pruned": [], "merged": [], "skipped": [], "warnings": [], "vectors": 0}),
     );
     assert_same(&record(&s), &before, "a re-import of unchanged notes changed the record");
     assert_eq!(counts(&s), stats);
@@ -411,4 +423,118 @@ fn a_note_is_the_same_note_whichever_folder_is_passed() {
     assert_eq!((r["added"].as_u64(), r["replaced"].as_u64()), (Some(0), Some(1)), "{r}");
     let list = memtree(&s, &["sources"], None).json();
     assert!(list.as_array().unwrap().iter().any(|e| e["source_id"] == "doc:Sync/Plans.md"), "{list}");
+}
+
+/// The store remembers the folders it named notes from: after the whole vault (no
+/// `.obsidian/`), a note new in a subfolder, imported through that subfolder, is named from
+/// the vault as its siblings are, and so is a single file of it.
+#[test]
+fn a_new_note_in_a_subfolder_is_named_from_the_remembered_vault() {
+    let d = tempfile::tempdir().unwrap();
+    let (v, s) = (vault(d.path()), d.path().join("store"));
+    ingest(&s, &v, &[]);
+    write(&v, "projects/osprey.md", "# Osprey\nA new project note.\n");
+    let r = ingest(&s, &v.join("projects"), &[]);
+    assert_eq!((r["added"].as_u64(), r["unchanged"].as_u64()), (Some(1), Some(2)), "{r}");
+    assert!(sources(&s).contains(&"doc:projects/osprey.md".to_string()), "{:?}", sources(&s));
+    write(&v, "projects/kite.md", "# Kite\nAnother one.\n");
+    ingest(&s, &v.join("projects/kite.md"), &[]);
+    let all = sources(&s);
+    assert!(all.contains(&"doc:projects/kite.md".to_string()) && !all.contains(&"doc:kite.md".to_string()), "{all:?}");
+    // The parent of the vault, imported: nothing is new.
+    let r = ingest(&s, d.path(), &[]);
+    assert_eq!((r["added"].as_u64(), r["leaves"].as_u64()), (Some(0), Some(0)), "{r}");
+    assert_eq!(sources(&s), all);
+}
+
+/// Two folders that are not one vault, holding a note of the same name: the second does not
+/// replace the first; it is stored under an id naming its folder, and the import says so.
+#[test]
+fn the_same_name_in_two_folders_is_two_notes() {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("store");
+    let (a, b) = (d.path().join("work"), d.path().join("home"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    write(&a, "todo.md", "# Todo\nShip the Atlas release notes.\n");
+    write(&b, "todo.md", "# Todo\nBuy oat milk and fix the bike.\n");
+    ingest(&s, &a, &[]);
+    let r = ingest(&s, &b, &[]);
+    assert_eq!((r["added"].as_u64(), r["replaced"].as_u64()), (Some(1), Some(0)), "{r}");
+    let warn = r["warnings"].to_string();
+    assert!(warn.contains("doc:todo.md is the id of another file") && warn.contains("doc:home/todo.md"), "{r}");
+    assert_eq!(sources(&s), ["doc:home/todo.md", "doc:todo.md"]);
+    assert!(contents(&s, "doc:todo.md").contains("Atlas"));
+    assert!(contents(&s, "doc:home/todo.md").contains("oat milk"));
+    // Both again: nothing changes, each file keeps its id.
+    for f in [&a, &b] {
+        let r = ingest(&s, f, &[]);
+        assert_eq!(
+            (r["unchanged"].as_u64(), r["added"].as_u64(), r["warnings"].clone()),
+            (Some(1), Some(0), json!([]))
+        );
+    }
+}
+
+/// A vault moved to another folder and imported from there is the same vault: nothing is
+/// added, and the notes now point at their new files.
+#[test]
+fn a_moved_vault_is_the_same_vault() {
+    let d = tempfile::tempdir().unwrap();
+    let (v, s) = (vault(d.path()), d.path().join("store"));
+    ingest(&s, &v, &[]);
+    let before = sources(&s);
+    let moved = d.path().join("moved-vault");
+    std::fs::rename(&v, &moved).unwrap();
+    let r = ingest(&s, &moved, &[]);
+    assert_eq!((r["added"].as_u64(), r["leaves"].as_u64(), r["vanished"].clone()), (Some(0), Some(0), json!([])));
+    assert_eq!(sources(&s), before);
+    let at = std::fs::canonicalize(moved.join("projects/heron.md")).unwrap();
+    assert_eq!(leaf_file(&s, "doc:projects/heron.md"), json!(at.to_string_lossy()));
+}
+
+/// A store written before notes kept one id per file: a note recorded with the relative path
+/// it was imported by is matched by the end of its path, and the same file stored under two
+/// ids (the subfolder, then the vault) is merged into one by the next sync.
+#[test]
+fn an_older_stores_relative_and_doubled_notes_are_mended_by_a_sync() {
+    let d = tempfile::tempdir().unwrap();
+    let (v, s) = (vault(d.path()), d.path().join("store"));
+    ingest(&s, &v.join("projects"), &[]);
+    let set_file = |id: &str, file: &str| {
+        let conn = rusqlite::Connection::open(s.join("memtree.db")).unwrap();
+        conn.execute("UPDATE nodes SET source_ref = ?2 WHERE tree_id = 'source:' || ?1 AND level = 0", [id, file])
+            .unwrap();
+    };
+    // Recorded relative to where the user stood (so no root was remembered for it): the
+    // vault's import keeps its id.
+    set_file("doc:lisbon.markdown", "vault/projects/lisbon.markdown");
+    let conn = rusqlite::Connection::open(s.join("memtree.db")).unwrap();
+    conn.execute("DELETE FROM note_roots", []).unwrap();
+    drop(conn);
+    let r = ingest(&s, &v, &[]);
+    assert_eq!((r["added"].as_u64(), r["unchanged"].as_u64()), (Some(8), Some(2)), "{r}");
+    let all = sources(&s);
+    assert!(all.contains(&"doc:lisbon.markdown".to_string()) && !all.iter().any(|id| id.contains("projects/")));
+    let at = std::fs::canonicalize(v.join("projects/lisbon.markdown")).unwrap();
+    assert_eq!(leaf_file(&s, "doc:lisbon.markdown"), json!(at.to_string_lossy()), "adopted");
+
+    // Doubled: a record no file matches lets the vault's import add the note again…
+    set_file("doc:heron.md", "somewhere/else.md");
+    let r = ingest(&s, &v, &[]);
+    assert_eq!(r["added"].as_u64(), Some(1), "{r}");
+    assert!(sources(&s).contains(&"doc:projects/heron.md".to_string()));
+    // …and once both records name the same file, the next sync keeps one.
+    let heron = std::fs::canonicalize(v.join("projects/heron.md")).unwrap();
+    set_file("doc:heron.md", &heron.to_string_lossy());
+    let r = ingest(&s, &v.join("projects"), &[]);
+    assert_eq!((r["merged"].clone(), r["added"].as_u64()), (json!(["doc:heron.md"]), Some(0)), "{r}");
+    let now = sources(&s);
+    assert!(
+        !now.contains(&"doc:heron.md".to_string()) && now.contains(&"doc:projects/heron.md".to_string()),
+        "{now:?}"
+    );
+    assert_eq!(now.len(), all.len());
+    let r = ingest(&s, &v, &[]);
+    assert_eq!((r["added"].as_u64(), r["merged"].clone(), r["unchanged"].as_u64()), (Some(0), json!([]), Some(10)));
 }

@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::ingest::IngestReport;
 use crate::ingest::Item;
 use crate::ingest::import::{Format, ITEM_BATCH, NoteOptions, Parsed, Progress, ReadReport, read_notes, sniff};
+use crate::store::NoteRootReads;
 use std::path::{Path, PathBuf};
 
 /// How to import: the notes-folder options (`--root`, `--strict`, `--prune`); every other
@@ -66,7 +67,8 @@ impl Memory {
     ) -> Result<ImportSummary> {
         if format == Format::Markdown {
             sniff::check(format, path)?;
-            let folder = read_notes(path, &NoteOptions { root: opts.root.clone(), strict: opts.strict })?;
+            let known_roots = self.view.store.note_roots()?;
+            let folder = read_notes(path, &NoteOptions { root: opts.root.clone(), strict: opts.strict, known_roots })?;
             let sync = self.sync_notes(folder, opts.prune, progress)?;
             let mut report = sync.writes.clone();
             report.absorb(&self.flush()?);

@@ -9,6 +9,7 @@ mod commit;
 mod forget;
 mod import;
 mod lock;
+mod note_identity;
 mod sync;
 mod upkeep;
 

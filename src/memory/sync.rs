@@ -3,12 +3,13 @@
 //! folder and removes them when asked. Re-importing an unchanged folder writes nothing, so it
 //! embeds nothing and leaves every count as it was.
 
+use super::note_identity::identify;
 use super::{DocumentExtras, Memory};
 use crate::error::Result;
 use crate::ingest::IngestReport;
 use crate::ingest::import::{FileIssue, NoteFolder, Progress};
-use crate::store::StatsReads;
-use std::collections::HashMap;
+use crate::store::{NoteRootReads, StatsReads};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// What a sync did, note by note.
@@ -27,9 +28,13 @@ pub struct SyncReport {
     pub vanished: Vec<String>,
     /// Vanished source ids removed with everything derived from them (`prune`).
     pub pruned: Vec<String>,
+    /// Source ids removed because the same file is stored under another id, which stays (a
+    /// vault and its subfolder imported before notes kept one id per file).
+    pub merged: Vec<String>,
     /// Files not imported, and why.
     pub skipped: Vec<FileIssue>,
-    /// Notes imported with a warning (malformed front matter, a date that is not one).
+    /// Notes imported with a warning (malformed front matter, a date that is not one, an id
+    /// that another file holds so the note was named with more of its path).
     pub warnings: Vec<FileIssue>,
 }
 
@@ -52,33 +57,41 @@ impl Memory {
         mut progress: impl FnMut(Progress),
     ) -> Result<SyncReport> {
         // A note is the file it was read from: every stored note (not only those under this
-        // import's id prefix), so a note first imported through another folder (the vault, a
-        // subfolder of it, its parent) keeps the id it was stored under and is not added again.
+        // import's id prefix) is matched by its file, so a note first imported through another
+        // folder (the vault, a subfolder of it, its parent) keeps the id it was stored under.
         let notes = self.view.store.note_hashes("doc:")?;
-        let by_file: HashMap<&str, &str> =
-            notes.iter().filter_map(|n| n.file.as_deref().map(|f| (f, n.id.as_str()))).rev().collect();
         let mut folder = folder;
-        for n in &mut folder.notes {
-            if let Some(id) = n.doc.source_ref.as_deref().and_then(|f| by_file.get(f))
-                && *id != n.doc.source_id.as_str()
-            {
-                n.doc.source_id = (*id).into();
+        let identity = identify(&mut folder.notes, &notes, &folder.root, |p| p.exists());
+        let mut report = SyncReport {
+            skipped: folder.skipped.iter().map(|(_, f)| f.clone()).collect(),
+            warnings: identity.renamed,
+            ..SyncReport::default()
+        };
+        // What identifies later imports is recorded first: the root, and where moved notes
+        // are (an unchanged folder imported again writes nothing at all).
+        let root = folder.root.to_string_lossy().into_owned();
+        let new_root = !self.view.store.note_roots()?.contains(&folder.root);
+        if new_root || !identity.refile.is_empty() {
+            let _guard = self.lock()?;
+            let tx = self.view.store.begin()?;
+            tx.remember_note_root(&root)?;
+            for (id, file) in &identity.refile {
+                tx.refile_note(id, file)?;
             }
+            tx.commit_record_only()?;
         }
-        drop(by_file);
         // Whose a stored note is: only one read from a file inside what this import reads can
         // vanish from it (a single file must be that file; a note recorded without a file, or
         // from another folder sharing the id prefix, is left alone).
-        let inside: std::collections::HashSet<String> = notes
+        let merged: HashSet<&str> = identity.merged.iter().map(String::as_str).collect();
+        let inside: HashSet<String> = notes
             .iter()
             .filter(|n| n.file.as_deref().is_some_and(|f| Path::new(f).starts_with(&folder.within)))
+            .filter(|n| !merged.contains(n.id.as_str()))
             .map(|n| n.id.clone())
             .collect();
         let stored: HashMap<String, Option<String>> = notes.into_iter().map(|n| (n.id, n.hash)).collect();
-        let mut report =
-            SyncReport { skipped: folder.skipped.iter().map(|(_, f)| f.clone()).collect(), ..SyncReport::default() };
-        let mut present: std::collections::HashSet<&str> =
-            folder.notes.iter().map(|n| n.doc.source_id.as_str()).collect();
+        let mut present: HashSet<&str> = folder.notes.iter().map(|n| n.doc.source_id.as_str()).collect();
         present.extend(folder.skipped.iter().map(|(id, _)| id.as_str()));
         let unreadable_dirs: Vec<&str> =
             folder.skipped.iter().map(|(id, _)| id.as_str()).filter(|id| id.ends_with('/')).collect();
@@ -89,6 +102,7 @@ impl Memory {
             .cloned()
             .collect();
         vanished.sort();
+        drop(merged);
         let mut changed = Vec::new();
         for n in folder.notes {
             if let Some(w) = &n.warning {
@@ -109,8 +123,17 @@ impl Memory {
             }
         }
         let pruning = if prune { vanished.len() } else { 0 };
-        let mut p = Progress { unit: "notes", done: 0, total: (changed.len() + pruning) as u64 };
+        let total = changed.len() + pruning + identity.merged.len();
+        let mut p = Progress { unit: "notes", done: 0, total: total as u64 };
         progress(p);
+        // The same file stored twice: the extra ids go, whatever `prune` says (nothing is lost:
+        // the file stays stored under the id kept).
+        for id in identity.merged {
+            report.writes.absorb(&self.delete_source(&id.as_str().into())?);
+            report.merged.push(id);
+            p.done += 1;
+            progress(p);
+        }
         for n in changed {
             let extras = DocumentExtras { tags: &n.tags, aliases: &n.aliases, hash: Some(&n.hash) };
             report.writes.absorb(&self.replace_document(n.doc, &extras)?);

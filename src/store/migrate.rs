@@ -20,6 +20,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0008_instruction_flags.sql", include_str!("../../index_schema/sql/0008_instruction_flags.sql")),
     ("0009_node_keys.sql", include_str!("../../index_schema/sql/0009_node_keys.sql")),
     ("0010_models.sql", include_str!("../../index_schema/sql/0010_models.sql")),
+    ("0011_note_roots.sql", include_str!("../../index_schema/sql/0011_note_roots.sql")),
 ];
 
 /// The code step of a migration, by file name.
@@ -237,5 +238,44 @@ mod tests {
         )
         .unwrap();
         assert_eq!(sealed(&conn), sealed_before + 1);
+    }
+
+    /// Migration 11 remembers the roots of the notes already stored: a note read from an
+    /// absolute file that ends with its id names its root; a relative file, a file that does
+    /// not end with the id, or another kind of source names none.
+    #[test]
+    fn migration_11_remembers_the_roots_of_stored_notes() {
+        let mut conn = store_at(10);
+        let notes = [
+            ("doc:projects/a.md", "markdown", "/home/u/vault/projects/a.md"),
+            ("doc:b.md", "markdown", "/home/u/vault/b.md"),
+            ("doc:c.md", "markdown", "/home/u/other/c.md"),
+            ("doc:d.md", "markdown", "notes/d.md"),
+            ("doc:e.md", "markdown", "/home/u/vault/renamed.md"),
+            ("doc:f.md", "api", "/home/u/api/f.md"),
+        ];
+        for (i, (id, provider, file)) in notes.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO sources (source_id, source_kind, provider, created_ms, updated_ms) VALUES (?1, 'document', ?2, 0, 0)",
+                rusqlite::params![id, provider],
+            )
+            .unwrap();
+            conn.execute("INSERT INTO trees VALUES ('source:' || ?1, 'source', ?1, 'document')", [id]).unwrap();
+            conn.execute(
+                "INSERT INTO nodes (node_id, tree_id, level, seq, content, time_start_ms, time_end_ms, tokens, appended_ms, source_ref) \
+                 VALUES (?1, 'source:' || ?2, 0, ?3, 'x', 0, 0, 1, 0, ?4)",
+                rusqlite::params![format!("L{i:032x}"), id, i as i64, file],
+            )
+            .unwrap();
+        }
+        migrate(&mut conn).unwrap();
+        let roots: Vec<String> = conn
+            .prepare("SELECT root FROM note_roots ORDER BY root")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|x| x.unwrap())
+            .collect();
+        assert_eq!(roots, ["/home/u/other", "/home/u/vault"]);
     }
 }

@@ -7,6 +7,7 @@ mod fts5;
 mod migrate;
 mod models;
 mod nodes;
+mod note_roots;
 mod recall;
 mod stats;
 mod vectors;
@@ -16,8 +17,9 @@ pub use entities::{EdgeRow, EntityReads, EntityRow};
 pub use fts5::Fts5Baseline;
 pub use models::{Adopted, ModelReads};
 pub use nodes::{BufferStats, NodeKey, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
+pub use note_roots::NoteRootReads;
 pub use recall::RecallReads;
-pub use stats::{SourceSummary, StatsReads, StoreCounts};
+pub use stats::{SourceSummary, StatsReads, StoreCounts, StoredNote};
 pub use vectors::{NewVector, VectorMark, VectorReads};
 
 use crate::error::{Error, Result};

@@ -54,7 +54,9 @@ pub(crate) fn ingest_json(s: &ImportSummary) -> serde_json::Value {
         v["unchanged"] = n.unchanged.into();
         v["vanished"] = serde_json::json!(n.vanished);
         v["pruned"] = serde_json::json!(n.pruned);
+        v["merged"] = serde_json::json!(n.merged);
         v["skipped"] = serde_json::json!(n.skipped);
+        v["warnings"] = serde_json::json!(n.warnings);
     }
     if let Some(read) = &s.read {
         // The messages the input held, those handed to the store (new or already there),

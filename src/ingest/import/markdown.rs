@@ -1,7 +1,9 @@
 //! `--format markdown`: a folder of notes (`*.md`, `*.markdown`), one document each, its
-//! source id `doc:<path relative to the vault root>`. The vault root is the nearest folder
-//! holding `.obsidian/`, else the one given (`--root`), else the folder passed: so importing
-//! `notes/projects/` after `notes/` names each note the same way. Front matter is metadata
+//! source id `doc:<path relative to the vault root>`. The vault root is the one given
+//! (`--root`), else the nearest folder holding `.obsidian/`, else the outermost folder the
+//! store remembers importing that holds the path, else the folder passed: so importing
+//! `notes/projects/` after `notes/` names each note the same way (a sync then keys stored
+//! notes by their file, see `memory::note_identity`). Front matter is metadata
 //! (dates, tags, aliases; see `frontmatter`), and each note carries a hash of its bytes so a
 //! re-import can tell unchanged notes from changed ones.
 
@@ -16,10 +18,15 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Default)]
 pub struct NoteOptions {
     /// The vault root that source ids are relative to (default: the nearest folder with
-    /// `.obsidian/`, else the folder passed). Must contain the path imported.
+    /// `.obsidian/`, else the outermost of `known_roots` holding the path, else the folder
+    /// passed). Must contain the path imported.
     pub root: Option<PathBuf>,
     /// Fail on the first unreadable note (nothing is written) instead of skipping it.
     pub strict: bool,
+    /// The roots earlier imports named their notes relative to (resolved; the store's
+    /// `note_roots`): without `root` or `.obsidian/`, a path inside one is named relative to
+    /// the outermost such root.
+    pub known_roots: Vec<PathBuf>,
 }
 
 /// One note, read and not yet written.
@@ -76,7 +83,7 @@ pub fn read_markdown_dir(dir: &Path) -> Result<Vec<Document>> {
     // Ids relative to the folder given, as this reader always named them (no vault search:
     // the demo's and the harness's ids must not depend on where the checkout sits).
     let root = if dir.is_file() { dir.parent().map(Path::to_path_buf) } else { Some(dir.to_path_buf()) };
-    let folder = read_notes(dir, &NoteOptions { root, strict: true })?;
+    let folder = read_notes(dir, &NoteOptions { root, strict: true, ..NoteOptions::default() })?;
     Ok(folder.notes.into_iter().map(|n| n.doc).collect())
 }
 
@@ -108,7 +115,19 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
             }
             r
         }
-        None => folder.ancestors().find(|a| a.join(".obsidian").is_dir()).unwrap_or(&folder).to_path_buf(),
+        None => folder
+            .ancestors()
+            .find(|a| a.join(".obsidian").is_dir())
+            .or_else(|| {
+                // Outermost: the widest folder imported before names the most notes alike.
+                opts.known_roots
+                    .iter()
+                    .filter(|r| folder.starts_with(r))
+                    .min_by_key(|r| r.components().count())
+                    .map(PathBuf::as_path)
+            })
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| folder.clone()),
     };
     // Ids come from the resolved path (the root is found there), files are read and named
     // under the path as given: an error names the file the user pointed at.

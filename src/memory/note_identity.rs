@@ -1,0 +1,231 @@
+//! Which stored note an imported file is. A note is its file: a stored note read from the
+//! same resolved path keeps its id whichever folder of the vault is passed now, duplicates of
+//! one file (stores written before notes kept one id per file) are merged into one, a stored
+//! note whose file is gone hands its id to the file now read under it (the vault moved), and a
+//! note whose id belongs to another file that still exists is given a longer id instead of
+//! replacing that file's note.
+
+use crate::ingest::import::{FileIssue, Note};
+use crate::store::StoredNote;
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path};
+
+/// What [`identify`] decided beyond the ids it set on the notes.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Identity {
+    /// Stored ids that are the same file as the id kept for it: to be removed.
+    pub merged: Vec<String>,
+    /// Stored notes now read from another path (a moved vault, a relative path recorded by an
+    /// older import): `(id, resolved file)`, to record.
+    pub refile: Vec<(String, String)>,
+    /// Notes named otherwise than their folder would name them, and why.
+    pub renamed: Vec<FileIssue>,
+}
+
+/// Set each note's id to the stored note that is its file, or to a free id; `root` is the
+/// folder the notes' ids are relative to, `exists` whether a stored file is still there.
+pub(super) fn identify(
+    notes: &mut [Note],
+    stored: &[StoredNote],
+    root: &Path,
+    exists: impl Fn(&Path) -> bool,
+) -> Identity {
+    let file_of = |n: &Note| n.doc.source_ref.clone().unwrap_or_default();
+    let files: Vec<String> = notes.iter().map(file_of).collect();
+    let by_path: HashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.as_str(), i)).collect();
+    // A relative file (recorded before imports resolved paths) is matched by the end of the
+    // path now read; looked up by file name so a large vault is not compared pairwise.
+    let mut by_name: HashMap<&std::ffi::OsStr, Vec<usize>> = HashMap::new();
+    if stored.iter().any(|s| s.file.as_deref().is_some_and(|f| !Path::new(f).is_absolute())) {
+        for (i, f) in files.iter().enumerate() {
+            if let Some(name) = Path::new(f).file_name() {
+                by_name.entry(name).or_default().push(i);
+            }
+        }
+    }
+    let mut owners: Vec<Vec<&StoredNote>> = vec![Vec::new(); notes.len()];
+    let mut owned: HashSet<&str> = HashSet::new();
+    for s in stored {
+        let Some(f) = s.file.as_deref() else { continue };
+        let p = Path::new(f);
+        let found = if p.is_absolute() {
+            by_path.get(f).copied()
+        } else {
+            let tail = without_leading_dots(p);
+            let hits: Vec<usize> = p
+                .file_name()
+                .and_then(|n| by_name.get(n))
+                .map(|c| c.iter().copied().filter(|&i| Path::new(&files[i]).ends_with(&tail)).collect())
+                .unwrap_or_default();
+            // Two files ending alike: which one was meant cannot be told, so neither.
+            if hits.len() == 1 { Some(hits[0]) } else { None }
+        };
+        if let Some(i) = found {
+            owners[i].push(s);
+            owned.insert(&s.id);
+        }
+    }
+
+    let by_id: HashMap<&str, &StoredNote> = stored.iter().map(|s| (s.id.as_str(), s)).collect();
+    let mut taken: HashSet<String> = stored.iter().map(|s| s.id.clone()).collect();
+    let mut out = Identity::default();
+    let mut to_rename = Vec::new();
+    for (i, n) in notes.iter_mut().enumerate() {
+        let computed = n.doc.source_id.as_str().to_string();
+        if !owners[i].is_empty() {
+            // The id this import would give it if stored under it, else the one named from the
+            // widest root (most path segments): the others are the same file twice.
+            let mut mine = std::mem::take(&mut owners[i]);
+            mine.sort_by(|a, b| {
+                (b.id == computed, b.id.matches('/').count()).cmp(&(a.id == computed, a.id.matches('/').count()))
+            });
+            let keep = mine[0];
+            out.merged.extend(mine[1..].iter().map(|s| s.id.clone()));
+            if keep.file.as_deref() != Some(files[i].as_str()) {
+                out.refile.push((keep.id.clone(), files[i].clone()));
+            }
+            n.doc.source_id = keep.id.as_str().into();
+            continue;
+        }
+        match by_id.get(computed.as_str()) {
+            None => {}
+            // Another file of this import is stored under the id.
+            Some(s) if owned.contains(s.id.as_str()) => to_rename.push((i, s.file.clone().unwrap_or_default())),
+            Some(s) => match s.file.as_deref() {
+                // Recorded without its file: taken to be this one, as imports always did.
+                None => {}
+                Some(f) if exists(Path::new(f)) => to_rename.push((i, f.to_string())),
+                // Its file is gone and this one is read under its id: the vault moved here.
+                Some(_) => out.refile.push((computed.clone(), files[i].clone())),
+            },
+        }
+        taken.insert(computed);
+    }
+    for (i, other) in to_rename {
+        let n = &mut notes[i];
+        let computed = n.doc.source_id.as_str().to_string();
+        let id = free_id(root, &computed, &taken);
+        taken.insert(id.clone());
+        out.renamed.push(FileIssue {
+            path: files[i].clone().into(),
+            reason: format!("{computed} is the id of another file ({other}); this note is {id}"),
+        });
+        n.doc.source_id = id.into();
+    }
+    out
+}
+
+/// The first free id for `computed` (`doc:<rel>`) naming more of the path: `doc:<root's
+/// folder>/<rel>`, then one folder further up, …, then a numbered one.
+fn free_id(root: &Path, computed: &str, taken: &HashSet<String>) -> String {
+    let rel = computed.strip_prefix("doc:").unwrap_or(computed);
+    let names: Vec<String> = root
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    for k in 1..=names.len() {
+        let id = format!("doc:{}/{rel}", names[names.len() - k..].join("/"));
+        if !taken.contains(&id) {
+            return id;
+        }
+    }
+    (2..).map(|n| format!("{computed}~{n}")).find(|id| !taken.contains(id)).unwrap_or_default()
+}
+
+/// `./notes/a.md` and `../v/a.md` as the path they end with (`notes/a.md`, `v/a.md`).
+fn without_leading_dots(p: &Path) -> std::path::PathBuf {
+    p.components().skip_while(|c| matches!(c, Component::CurDir | Component::ParentDir)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::Document;
+
+    fn note(id: &str, file: &str) -> Note {
+        Note {
+            doc: Document {
+                source_id: id.into(),
+                title: "t".into(),
+                body: "b".into(),
+                modified_ms: Some(0),
+                source_ref: Some(file.into()),
+                provider: Some("markdown".into()),
+            },
+            tags: vec![],
+            aliases: vec![],
+            hash: "h".into(),
+            warning: None,
+        }
+    }
+
+    fn stored(id: &str, file: Option<&str>) -> StoredNote {
+        StoredNote { id: id.into(), hash: Some("h".into()), file: file.map(str::to_string) }
+    }
+
+    fn ids(notes: &[Note]) -> Vec<&str> {
+        notes.iter().map(|n| n.doc.source_id.as_str()).collect()
+    }
+
+    #[test]
+    fn a_stored_file_keeps_its_id_and_its_duplicates_merge() {
+        let mut notes = vec![note("doc:Plans.md", "/v/Sync/Plans.md"), note("doc:Other.md", "/v/Sync/Other.md")];
+        let s = vec![
+            stored("doc:Plans.md", Some("/v/Sync/Plans.md")),
+            stored("doc:Sync/Plans.md", Some("/v/Sync/Plans.md")),
+            stored("doc:Sync/Other.md", Some("/v/Sync/Other.md")),
+        ];
+        let out = identify(&mut notes, &s, Path::new("/v/Sync"), |_| true);
+        // The id this import computes wins when stored; else the stored one.
+        assert_eq!(ids(&notes), ["doc:Plans.md", "doc:Sync/Other.md"]);
+        assert_eq!(out.merged, ["doc:Sync/Plans.md"]);
+        assert!(out.refile.is_empty() && out.renamed.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn another_live_file_under_the_id_gives_this_note_a_longer_one() {
+        let mut notes = vec![note("doc:x.md", "/b/B/x.md")];
+        let s = vec![stored("doc:x.md", Some("/a/A/x.md")), stored("doc:B/x.md", Some("/elsewhere/B/x.md"))];
+        let out = identify(&mut notes, &s, Path::new("/b/B"), |_| true);
+        assert_eq!(ids(&notes), ["doc:b/B/x.md"]);
+        assert!(out.renamed[0].reason.contains("/a/A/x.md"), "{out:?}");
+        assert!(out.merged.is_empty());
+    }
+
+    #[test]
+    fn a_gone_file_hands_its_id_to_the_file_read_under_it() {
+        let mut notes = vec![note("doc:x.md", "/new/v/x.md")];
+        let s = vec![stored("doc:x.md", Some("/old/v/x.md"))];
+        let out = identify(&mut notes, &s, Path::new("/new/v"), |_| false);
+        assert_eq!(ids(&notes), ["doc:x.md"]);
+        assert_eq!(out.refile, [("doc:x.md".to_string(), "/new/v/x.md".to_string())]);
+    }
+
+    #[test]
+    fn a_relative_file_of_an_older_import_is_matched_by_its_end() {
+        let mut notes =
+            vec![note("doc:a.md", "/home/u/notes/projects/a.md"), note("doc:b.md", "/home/u/notes/projects/b.md")];
+        let s = vec![
+            stored("doc:projects/a.md", Some("./notes/projects/a.md")),
+            // Ends like no file read now: left alone.
+            stored("doc:projects/c.md", Some("notes/projects/c.md")),
+        ];
+        let out = identify(&mut notes, &s, Path::new("/home/u/notes/projects"), |_| true);
+        assert_eq!(ids(&notes), ["doc:projects/a.md", "doc:b.md"]);
+        assert_eq!(out.refile, [("doc:projects/a.md".to_string(), "/home/u/notes/projects/a.md".to_string())]);
+    }
+
+    #[test]
+    fn an_id_of_another_note_in_this_import_is_not_reused() {
+        // `y/x.md` was stored (from /v/y/x.md) as `doc:x.md`; now /v is imported: its own
+        // `x.md` computes `doc:x.md`, which is y/x.md's.
+        let mut notes = vec![note("doc:x.md", "/v/x.md"), note("doc:y/x.md", "/v/y/x.md")];
+        let s = vec![stored("doc:x.md", Some("/v/y/x.md"))];
+        let out = identify(&mut notes, &s, Path::new("/v"), |_| true);
+        assert_eq!(ids(&notes), ["doc:v/x.md", "doc:x.md"]);
+        assert_eq!(out.renamed.len(), 1);
+    }
+}
