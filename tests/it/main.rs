@@ -10,6 +10,7 @@ mod forget;
 mod fuzz;
 mod hostile;
 mod mail;
+mod model;
 mod model_choice;
 mod privacy;
 mod registry;

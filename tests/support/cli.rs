@@ -1,6 +1,6 @@
-//! Running the `memtree` binaries as a script does, for the test binaries that drive them
-//! (`cli`, `mcp`, `repl` and `it`'s hostile-input matrix), each of which includes this file
-//! with `#[path]`: under a subfolder of `tests/`, it is not a test binary of its own.
+//! Running the `memtree` binaries as a script does, for the tests that drive them (the
+//! `programs` binary and `it`'s hostile-input matrix), each of which includes this file with
+//! `#[path]`: under a subfolder of `tests/`, it is not a test binary of its own.
 
 // Each test binary uses its own part of this file.
 #![allow(dead_code)]
@@ -63,7 +63,7 @@ pub fn memtree<A: AsRef<OsStr>>(store: &Path, args: &[A], stdin: Option<&str>) -
 }
 
 /// The REPL example's binary, built (or found up to date) by the cargo running this test:
-/// examples are not built for `cargo test --test repl` alone, and cargo gives tests no path
+/// examples are not built for `cargo test --test programs` alone, and cargo gives tests no path
 /// to them.
 pub fn repl_bin() -> &'static Path {
     static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();

@@ -1,6 +1,6 @@
 //! A minimal MCP client over a spawned `memtree mcp`, speaking JSON-RPC lines on stdio, for
-//! the test binaries that drive the server without the Python SDK (`writers`, `dates`), each
-//! of which includes this file with `#[path]` beside `cli.rs` (as `support`).
+//! the tests that drive the server without the Python SDK (`programs`' `writers`, `dates`,
+//! `mcp_background`): a module of the `programs` binary beside `cli.rs` (as `support`).
 
 #![allow(dead_code)]
 

@@ -4,10 +4,8 @@
 //! does), so the test needs no SDK. A writer that cannot get the lock within its timeout gets a
 //! clear error naming the time it waited.
 
-#[path = "support/mcp_client.rs"]
-mod mcp_client;
-#[path = "support/cli.rs"]
-mod support;
+use crate::mcp_client;
+use crate::support;
 
 use mcp_client::McpClient;
 use memtree::{ChatMessage, Embedder, HashEmbedder, Item, Memory, OpenOptions, Role};

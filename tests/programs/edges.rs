@@ -3,8 +3,7 @@
 //! formats, a file given as another format, reads on a missing store, and progress when
 //! stderr is not a terminal. Runs without the dense model.
 
-#[path = "support/cli.rs"]
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

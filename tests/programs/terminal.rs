@@ -9,12 +9,11 @@
 //! `MEMTREE_REQUIRE_TMUX` is set (`.ci/run` sets it, after installing tmux), which makes
 //! them fail.
 
-#[path = "support/cli.rs"]
-mod support;
+use crate::support;
 
 // The example's own renderer, compiled into this test; the REPL uses the rest of it.
 #[allow(dead_code)]
-#[path = "../examples/repl/table.rs"]
+#[path = "../../examples/repl/table.rs"]
 mod table;
 
 use console::measure_text_width;

@@ -1,8 +1,7 @@
 //! The `memtree` command line as scripts use it (SPEC §8): JSON on stdout, errors on stderr,
 //! exit 0 on success, 1 on a failure, 2 on a usage error (clap). Runs without the dense model.
 
-#[path = "support/cli.rs"]
-mod support;
+use crate::support;
 
 use serde_json::json;
 use std::path::{Path, PathBuf};

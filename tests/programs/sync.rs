@@ -5,8 +5,7 @@
 //! `--prune`; ids are relative to the vault root; unreadable notes are skipped unless
 //! `--strict`; front matter is metadata (dates, tags), not body text.
 
-#[path = "support/cli.rs"]
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

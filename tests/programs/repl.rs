@@ -2,8 +2,7 @@
 //! JSON line, bad input, end of input. Runs on a temp store with the demo corpus loaded by
 //! `--demo`, without the dense model (the lexical path; the REPL itself is what is tested).
 
-#[path = "support/cli.rs"]
-mod support;
+use crate::support;
 
 use std::path::Path;
 use support::repl_bin;

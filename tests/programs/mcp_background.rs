@@ -2,12 +2,10 @@
 //! the document is durable and lexically searchable, and (with the model) the server's
 //! background worker makes its vectors after, saying so on stderr. The model test needs the
 //! files of `scripts/fetch-models.sh` (or `MEMTREE_MODEL_DIR`) and is skipped without them,
-//! except under `CI=true`, as in `tests/model.rs`.
+//! except under `CI=true`, as in `tests/it/model.rs`.
 
-#[path = "support/mcp_client.rs"]
-mod mcp_client;
-#[path = "support/cli.rs"]
-mod support;
+use crate::mcp_client;
+use crate::support;
 
 use mcp_client::McpClient;
 use serde_json::{Value, json};

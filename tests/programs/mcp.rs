@@ -6,8 +6,7 @@
 //! first run) this test creates it with pip, which needs the PyPI registry. Set
 //! `MEMTREE_MCP_PYTHON` to use another interpreter that has `mcp` installed.
 
-#[path = "support/cli.rs"]
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
