@@ -52,6 +52,7 @@ mod memory;
 mod options;
 mod reader;
 mod retrieval;
+mod shared;
 mod store;
 mod text;
 pub mod tool;

@@ -1,7 +1,8 @@
 //! `MemoryReader`: the read side of a store — everything retrieval needs (a SQLite
 //! connection, the index's reader, the gazetteer and the vectors) and nothing that writes.
-//! A `Memory` is its writer plus one of these; `Memory::reader` hands out more for other
-//! threads, and `MemoryReader::open` reads a store that another process writes.
+//! A reader owns its SQLite connection and shares the rest of the store's state (`Shared`) with
+//! the writer and the other readers of this process; `Memory::reader` hands out more for
+//! other threads, and `MemoryReader::open` reads a store that another process writes.
 
 use crate::config::Config;
 use crate::derived::{Delta, Derived, alias_gazetteer};
@@ -10,10 +11,11 @@ use crate::entities::{Extractor, Gazetteer, Registry, VaultFingerprint};
 use crate::error::{Error, Result};
 use crate::index::IndexHandle;
 use crate::options::{CONTENT_DIR, OpenOptions};
+use crate::shared::Shared;
 use crate::store::{SourceSummary, StatsReads, Store, StoreCounts, VectorReads};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 
 /// Sizes and counts for `memtree stats`.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -48,28 +50,14 @@ impl Dense<'_> {
     }
 }
 
-/// What a reader is made of (see [`MemoryReader::from_parts`]).
-pub(crate) struct Parts {
-    pub dir: PathBuf,
-    pub opts: OpenOptions,
-    pub store: Store,
-    pub index: IndexHandle,
-    pub registry: Registry,
-    pub derived: Arc<RwLock<Derived>>,
-}
-
-/// A read handle on a store. `Send`, not `Sync`: one per thread (`Memory::reader`).
+/// A read handle on a store. `Send`, not `Sync`: one per thread (`Memory::reader`). Its own
+/// SQLite connection; everything else is the store's [`Shared`] state.
 pub struct MemoryReader {
-    pub(crate) dir: PathBuf,
-    pub(crate) opts: OpenOptions,
-    pub(crate) store: Store,
-    pub(crate) index: IndexHandle,
-    pub(crate) extractor: Extractor,
-    pub(crate) registry: Registry,
+    shared: Arc<Shared>,
+    store: Store,
     /// Registry aliases as a gazetteer, with the vault fingerprint they were read at: the
     /// vault is the source of truth, so a hand edit is picked up at the next lookup.
     aliases: RefCell<(Option<VaultFingerprint>, Gazetteer)>,
-    derived: Arc<RwLock<Derived>>,
 }
 
 impl MemoryReader {
@@ -84,41 +72,21 @@ impl MemoryReader {
         let index = IndexHandle::open_read_only(&dir)?;
         let registry = Registry::open(&dir.join(CONTENT_DIR))?;
         let derived = store.read_snapshot(|| Derived::load(&store, &registry, opts.embedder.as_deref()))?;
-        let parts = Parts { dir, opts, store, index, registry, derived: Arc::new(RwLock::new(derived)) };
-        Ok(MemoryReader::from_parts(parts))
+        Ok(MemoryReader::new(Arc::new(Shared::new(dir, opts, index, registry, derived)), store))
     }
 
-    /// Assemble a reader. Every reader catches up with commits it did not see (another
-    /// process may write between any two reads); a writer in this process keeps the shared
-    /// index reader and `derived` current itself, so its own commits cost its readers nothing.
-    pub(crate) fn from_parts(parts: Parts) -> MemoryReader {
-        let Parts { dir, opts, store, index, registry, derived } = parts;
-        MemoryReader {
-            dir,
-            opts,
-            store,
-            index,
-            extractor: Extractor::new(),
-            registry,
-            aliases: RefCell::new((None, Gazetteer::new())),
-            derived,
-        }
+    /// A reader of `shared` through `store`, its own connection. Every reader catches up with
+    /// commits it did not see (another process may write between any two reads); a writer in
+    /// this process keeps the shared index reader and derived state current itself, so its
+    /// own commits cost its readers nothing.
+    pub(crate) fn new(shared: Arc<Shared>, store: Store) -> MemoryReader {
+        MemoryReader { shared, store, aliases: RefCell::new((None, Gazetteer::new())) }
     }
 
     /// Another reader on the same store for another thread: its own SQLite connection,
     /// sharing this one's index reader and derived state.
     pub fn reader(&self) -> Result<MemoryReader> {
-        let store = Store::open_read_only(&self.dir)?;
-        let registry = Registry::open(&self.dir.join(CONTENT_DIR))?;
-        let parts = Parts {
-            dir: self.dir.clone(),
-            opts: self.opts.clone(),
-            store,
-            index: self.index.clone(),
-            registry,
-            derived: Arc::clone(&self.derived),
-        };
-        Ok(MemoryReader::from_parts(parts))
+        Ok(MemoryReader::new(Arc::clone(&self.shared), Store::open_read_only(&self.shared.dir)?))
     }
 
     /// Run `f` in one SQLite read snapshot: every statement sees the same committed state,
@@ -136,7 +104,7 @@ impl MemoryReader {
     /// when nothing moved (every commit of a writer in this process moves them itself).
     pub(crate) fn refresh(&self) -> Result<()> {
         let g = self.store.generation()?;
-        self.index.catch_up(g)?;
+        self.shared.index.catch_up(g)?;
         if self.derived().generation() >= g {
             return Ok(());
         }
@@ -146,8 +114,8 @@ impl MemoryReader {
         // When the other writer only added vectors (the common case: an import), only the
         // rows after the last one held are read, not all of them.
         let since = self.derived().mark();
-        if let Some(emb) = self.opts.embedder.as_deref()
-            && let Some(delta) = Delta::read(&self.store, &self.registry, emb, since)?
+        if let Some(emb) = self.shared.opts.embedder.as_deref()
+            && let Some(delta) = Delta::read(&self.store, &self.shared.registry, emb, since)?
         {
             let mut d = self.derived_mut();
             if d.generation() < g && d.mark() == since {
@@ -155,7 +123,7 @@ impl MemoryReader {
             }
             return Ok(());
         }
-        let fresh = Derived::load(&self.store, &self.registry, self.opts.embedder.as_deref())?;
+        let fresh = Derived::load(&self.store, &self.shared.registry, self.shared.opts.embedder.as_deref())?;
         let mut d = self.derived_mut();
         if d.generation() < fresh.generation() {
             *d = fresh;
@@ -165,17 +133,17 @@ impl MemoryReader {
 
     /// The store directory.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        &self.shared.dir
     }
 
     /// The configuration in force.
     pub fn config(&self) -> &Config {
-        &self.opts.config
+        &self.shared.opts.config
     }
 
     /// The options the store was opened with.
     pub fn options(&self) -> &OpenOptions {
-        &self.opts
+        &self.shared.opts
     }
 
     /// The store (read access for retrieval).
@@ -185,7 +153,7 @@ impl MemoryReader {
 
     /// The full-text index's read side.
     pub fn index(&self) -> &IndexHandle {
-        &self.index
+        &self.shared.index
     }
 
     /// The derived state (gazetteer, vectors), read-locked for as long as the guard lives.
@@ -193,30 +161,22 @@ impl MemoryReader {
     /// `RwLock` lets a waiting writer block new readers, so taking a second read guard
     /// while holding one can deadlock against the writer.
     pub fn derived(&self) -> RwLockReadGuard<'_, Derived> {
-        // A writer that panicked mid-update leaves a state that is at worst stale: reading
-        // it is safe (hits are resolved against the store), so poisoning is ignored.
-        self.derived.read().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The shared derived state itself, for a writer that must update it while its store is
-    /// borrowed by a transaction.
-    pub(crate) fn derived_handle(&self) -> Arc<RwLock<Derived>> {
-        Arc::clone(&self.derived)
+        self.shared.derived()
     }
 
     pub(crate) fn derived_mut(&self) -> RwLockWriteGuard<'_, Derived> {
-        self.derived.write().unwrap_or_else(|p| p.into_inner())
+        self.shared.derived_mut()
     }
 
     /// The entity extractor.
     pub fn extractor(&self) -> &Extractor {
-        &self.extractor
+        &self.shared.extractor
     }
 
     /// The dense model and the node vectors, when a model is configured (a read guard on
     /// the derived state: see [`MemoryReader::derived`]).
     pub fn dense(&self) -> Option<Dense<'_>> {
-        let embedder = self.opts.embedder.as_deref()?;
+        let embedder = self.shared.opts.embedder.as_deref()?;
         let derived = self.derived();
         derived.vectors()?;
         Some(Dense { embedder, derived })
@@ -224,21 +184,21 @@ impl MemoryReader {
 
     /// The wall clock.
     pub fn now_ms(&self) -> i64 {
-        self.opts.clock.now_ms()
+        self.shared.now_ms()
     }
 
     /// The entity registry (Markdown files under the content root).
     pub fn registry(&self) -> &Registry {
-        &self.registry
+        &self.shared.registry
     }
 
     /// Run `f` with the registry's aliases as a gazetteer, re-reading the vault first when
     /// its files changed since the last look.
     pub fn with_aliases<T>(&self, f: impl FnOnce(&Gazetteer) -> T) -> T {
-        let fp = self.registry.fingerprint();
+        let fp = self.shared.registry.fingerprint();
         let mut cache = self.aliases.borrow_mut();
         if cache.0 != Some(fp) {
-            *cache = (Some(fp), alias_gazetteer(&self.registry));
+            *cache = (Some(fp), alias_gazetteer(&self.shared.registry));
         }
         f(&cache.1)
     }
@@ -264,7 +224,7 @@ impl MemoryReader {
         let db = self.store.path();
         let wal = PathBuf::from(format!("{}-wal", db.display()));
         let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-        let vectors_pending = match self.opts.embedder.as_deref() {
+        let vectors_pending = match self.shared.opts.embedder.as_deref() {
             Some(e) => self.store.nodes_missing_vectors(e.name())?.len() as u64,
             None => 0,
         };
@@ -272,15 +232,15 @@ impl MemoryReader {
             vectors_pending,
             counts: self.store.counts()?,
             store_bytes: size(db) + size(&wal),
-            index_bytes: self.index.size_on_disk(&self.dir),
-            index_docs: self.index.searcher().num_docs(),
-            embedder: self.opts.embedder.as_ref().map(|e| e.name().to_string()),
+            index_bytes: self.shared.index.size_on_disk(&self.shared.dir),
+            index_docs: self.shared.index.searcher().num_docs(),
+            embedder: self.shared.opts.embedder.as_ref().map(|e| e.name().to_string()),
         })
     }
 }
 
 impl std::fmt::Debug for MemoryReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MemoryReader").field("dir", &self.dir).finish_non_exhaustive()
+        f.debug_struct("MemoryReader").field("dir", &self.shared.dir).finish_non_exhaustive()
     }
 }

@@ -12,14 +12,14 @@ use crate::ingest::{IngestReport, WriteBatch, WriteContext};
 use crate::options::Embedding;
 use crate::store::{NodeReads, NodeRow, Tx, VectorReads};
 use crate::types::{NodeId, TreeId};
+use std::sync::Arc;
 
 impl Memory {
     /// Trees whose level-0 buffer's oldest item was appended at least the flush age before
     /// `now` (wall clock).
     pub(super) fn due_buffers(&self, now: i64) -> Result<Vec<TreeId>> {
-        let age = self.view.opts.config.flush_age_ms;
+        let age = self.shared.opts.config.flush_age_ms;
         Ok(self
-            .view
             .store
             .open_leaf_buffers()?
             .into_iter()
@@ -38,12 +38,12 @@ impl Memory {
 
     /// [`Memory::lock`], and whether the store had moved since this handle last looked.
     fn lock_and_catch_up(&mut self) -> Result<(WriteGuard, bool)> {
-        let guard = lock::acquire(&self.view.dir, self.view.opts.lock_timeout)?;
-        let g = self.view.store.generation()?;
+        let guard = lock::acquire(&self.shared.dir, self.shared.opts.lock_timeout)?;
+        let g = self.store.generation()?;
         let moved = g != self.synced;
         if moved {
             let view = &self.view;
-            view.store.read_snapshot(|| view.refresh())?;
+            view.store().read_snapshot(|| view.refresh())?;
             self.load_gazetteer()?;
             self.synced = g;
         }
@@ -58,7 +58,7 @@ impl Memory {
         // Another writer may have died between its two commits, or written without the model
         // this handle has: what open repairs, a write that finds the store moved repairs too.
         self.repair_index(&mut iw)?;
-        if moved && self.view.opts.embedding == Embedding::WithEachWrite {
+        if moved && self.shared.opts.embedding == Embedding::WithEachWrite {
             self.embed_missing(&mut iw)?;
         }
         // On an error the writer is dropped: whatever it queued is discarded.
@@ -76,36 +76,36 @@ impl Memory {
         f: impl FnOnce(&mut WriteBatch<'_, '_>) -> Result<()>,
     ) -> Result<IngestReport> {
         // A registry edited by hand since the last write: its aliases apply from now on.
-        if self.view.registry.fingerprint() != self.gazetteer_fp {
+        if self.shared.registry.fingerprint() != self.gazetteer_fp {
             self.load_gazetteer()?;
         }
         let revision = self.gazetteer.revision();
-        let now = self.view.now_ms();
+        let now = self.shared.now_ms();
         let due = self.due_buffers(now)?;
         // Under the lock nobody else commits: this write's generation is the next one. The
         // shared state claims it just before the commit, so that this process's readers do
         // not take the commit for another process's and reload everything; until the updates
         // below land they lag by this write, as the index does.
-        let next = self.view.store.generation()? + 1;
-        let derived = self.view.derived_handle();
-        let view = &mut self.view;
+        let next = self.store.generation()? + 1;
+        let shared = Arc::clone(&self.shared);
+        let store = &mut self.store;
         let result = (|| {
-            let tx = view.store.begin()?;
+            let tx = store.begin()?;
             crate::crash::point("write_begin");
             let ctx = WriteContext {
-                cfg: &view.opts.config,
-                summariser: view.opts.summariser.as_ref(),
-                extractor: &view.extractor,
+                cfg: &shared.opts.config,
+                summariser: shared.opts.summariser.as_ref(),
+                extractor: &shared.extractor,
                 gazetteer: &mut self.gazetteer,
-                registry: &view.registry,
+                registry: &shared.registry,
                 now_ms: now,
             };
             let mut batch = WriteBatch::new(&tx, ctx);
             batch.seal_level0(&due)?;
             f(&mut batch)?;
             let written = batch.finish();
-            let vecs = match &view.opts.embedder {
-                Some(emb) if view.opts.embedding == Embedding::WithEachWrite => {
+            let vecs = match &shared.opts.embedder {
+                Some(emb) if shared.opts.embedding == Embedding::WithEachWrite => {
                     let rows: Vec<&NodeRow> = written.nodes.iter().map(|w| &w.row).collect();
                     embed_rows(&tx, emb.as_ref(), &rows)?
                 }
@@ -113,7 +113,7 @@ impl Memory {
                 _ => Vec::new(),
             };
             crate::crash::point("store_commit");
-            derived.write().unwrap_or_else(|p| p.into_inner()).set_generation(next);
+            shared.derived_mut().set_generation(next);
             let g = tx.commit()?;
             Ok::<_, Error>((written, vecs, g))
         })();
@@ -122,7 +122,7 @@ impl Memory {
             Err(e) => {
                 // The transaction rolled back when dropped; derived state may have run ahead.
                 self.load_gazetteer()?;
-                self.view.derived_mut().set_generation(self.view.store.generation()?);
+                self.shared.derived_mut().set_generation(self.store.generation()?);
                 return Err(e);
             }
         };
@@ -145,7 +145,7 @@ impl Memory {
         })();
         if let Err(e) = indexed {
             // The shared state claimed this commit but has none of it: readers reload it.
-            self.view.derived_mut().set_generation(g - 1);
+            self.shared.derived_mut().set_generation(g - 1);
             return Err(e);
         }
         crate::crash::point("after_index_commit");
@@ -158,8 +158,8 @@ impl Memory {
         if written.dropped_trees.is_empty() && !written.dropped_nodes.is_empty() {
             self.load_gazetteer()?;
         }
-        let mark = self.view.store.vector_mark()?;
-        let mut derived = self.view.derived_mut();
+        let mark = self.store.vector_mark()?;
+        let mut derived = self.shared.derived_mut();
         derived.set_mark(mark);
         if let Some(m) = derived.vectors_mut() {
             for id in &written.dropped_nodes {

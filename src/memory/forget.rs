@@ -59,7 +59,7 @@ impl Memory {
     /// [`Error::SourceNotFound`] for an unknown source, [`Error::InvalidArgument`] for a
     /// range that ends before it starts; those of the write.
     pub fn forget(&mut self, what: &Forget) -> Result<ForgetReceipt> {
-        let store = &self.view.store;
+        let store = &self.store;
         let (source, leaves) = match what {
             Forget::Leaf(id) => {
                 let node = NodeId::is_leaf_id(id.as_str())
@@ -115,7 +115,7 @@ impl Memory {
             }
             Ok(())
         });
-        let reset = self.view.store.set_secure_delete(false);
+        let reset = self.store.set_secure_delete(false);
         written?;
         reset?;
         // The deleted documents' terms stay in their segments until a merge rewrites them,
@@ -125,7 +125,7 @@ impl Memory {
         let mut iw = self.index.begin()?;
         iw.purge_deleted()?;
         iw.close()?;
-        self.view.store.checkpoint_truncate()?;
+        self.store.checkpoint_truncate()?;
         Ok(receipt)
     }
 }

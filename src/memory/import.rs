@@ -67,7 +67,7 @@ impl Memory {
     ) -> Result<ImportSummary> {
         if format == Format::Markdown {
             sniff::check(format, path)?;
-            let known_roots = self.view.store.note_roots()?;
+            let known_roots = self.store.note_roots()?;
             let folder = read_notes(path, &NoteOptions { root: opts.root.clone(), strict: opts.strict, known_roots })?;
             let sync = self.sync_notes(folder, opts.prune, progress)?;
             let mut report = sync.writes.clone();

@@ -25,11 +25,12 @@ use crate::error::{Error, Result};
 use crate::index::FullTextIndex;
 use crate::ingest::{Document, IngestReport, Item};
 use crate::options::{CONTENT_DIR, Embedding, OpenOptions};
-use crate::reader::{MemoryReader, Parts};
+use crate::reader::MemoryReader;
+use crate::shared::Shared;
 use crate::store::{NodeReads, SourceRow, Store};
 use crate::types::{EntityKind, SourceId, SourceKind, TreeId};
 use std::path::Path;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 /// What `open` had to repair.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -46,6 +47,12 @@ pub struct OpenReport {
 /// `OpenOptions::lock_timeout` for another writer, and first catches up with what the others
 /// committed. Between writes a `Memory` holds no lock.
 pub struct Memory {
+    /// What this writer and its readers hold in common (options, index reader, registry,
+    /// derived state).
+    shared: Arc<Shared>,
+    /// The write connection: every transaction, and the writer's own reads around them.
+    store: Store,
+    /// This handle's read side, on its own connection: what the read modes take.
     view: MemoryReader,
     index: FullTextIndex,
     /// The write path's gazetteer (a write adds the surfaces it discovers); published to the
@@ -92,22 +99,23 @@ impl Memory {
         let generation = store.generation()?;
         let vectors = opts.embedder.as_ref().map(|e| VectorMatrix::new(e.dim()));
         let derived = Derived::new(gazetteer.clone(), vectors, generation);
-        let parts = Parts {
-            dir,
-            opts,
+        let shared = Arc::new(Shared::new(dir, opts, index.handle().clone(), registry, derived));
+        let view = MemoryReader::new(Arc::clone(&shared), Store::open_read_only(&shared.dir)?);
+        let mut mem = Memory {
+            shared,
             store,
-            index: index.handle().clone(),
-            registry,
-            derived: Arc::new(RwLock::new(derived)),
+            view,
+            index,
+            gazetteer,
+            gazetteer_fp,
+            synced: generation,
+            opened: OpenReport::default(),
         };
-        let view = MemoryReader::from_parts(parts);
-        let mut mem =
-            Memory { view, index, gazetteer, gazetteer_fp, synced: generation, opened: OpenReport::default() };
         let mut iw = mem.index.begin()?;
         mem.opened.index_rebuilt = mem.repair_index(&mut iw)?;
         mem.adopt_model(&mut iw)?;
         mem.reload_vectors()?;
-        if mem.view.opts.embedding == Embedding::WithEachWrite {
+        if mem.shared.opts.embedding == Embedding::WithEachWrite {
             mem.opened.vectors_added = mem.embed_missing(&mut iw)?;
         }
         iw.close()?;
@@ -128,7 +136,7 @@ impl Memory {
     /// Append chat messages and e-mails. Validates every item first (a bad item fails the
     /// whole call and writes nothing), then writes them in one transaction.
     pub fn ingest(&mut self, items: impl IntoIterator<Item = Item>) -> Result<IngestReport> {
-        let cfg = self.view.opts.config.clone();
+        let cfg = self.shared.opts.config.clone();
         let mut drafts = Vec::new();
         for it in items {
             drafts.extend(it.into_drafts(&cfg)?);
@@ -154,7 +162,7 @@ impl Memory {
         let provider = doc.provider.clone();
         let title = doc.title.clone();
         let hash = extras.hash;
-        let mut drafts = doc.into_drafts(&self.view.opts.config, self.view.now_ms())?;
+        let mut drafts = doc.into_drafts(&self.shared.opts.config, self.shared.now_ms())?;
         for d in &mut drafts {
             d.tags = extras.tags.iter().chain(extras.aliases).cloned().collect();
             // A front-matter tag is the note's `#tag`, as an inline one is: a hashtag entity.
@@ -188,7 +196,7 @@ impl Memory {
 
     /// Seal every non-empty level-0 buffer now (SPEC: only level 0 is force-flushed).
     pub fn flush(&mut self) -> Result<IngestReport> {
-        let trees: Vec<TreeId> = self.view.store.open_leaf_buffers()?.into_iter().map(|t| t.0).collect();
+        let trees: Vec<TreeId> = self.store.open_leaf_buffers()?.into_iter().map(|t| t.0).collect();
         if trees.is_empty() {
             return Ok(IngestReport::default());
         }
@@ -199,7 +207,7 @@ impl Memory {
     /// on the wall clock. Runs at the start of every write; a host may also call it on a
     /// timer.
     pub fn flush_due(&mut self) -> Result<IngestReport> {
-        let due = self.due_buffers(self.view.now_ms())?;
+        let due = self.due_buffers(self.shared.now_ms())?;
         if due.is_empty() {
             return Ok(IngestReport::default());
         }
@@ -209,8 +217,8 @@ impl Memory {
     /// Store or update a `memory_recall` fact; true when it was new.
     pub fn recall_put(&mut self, namespace: &str, key: &str, content: &str) -> Result<bool> {
         let _guard = self.lock()?;
-        let now = self.view.now_ms();
-        let tx = self.view.store.begin()?;
+        let now = self.shared.now_ms();
+        let tx = self.store.begin()?;
         let created = tx.put_recall(namespace, key, content, now)?;
         crate::crash::point("recall_commit");
         tx.commit_record_only()?;
@@ -220,7 +228,7 @@ impl Memory {
     /// Forget a `memory_recall` fact; true when it existed.
     pub fn recall_forget(&mut self, namespace: &str, key: &str) -> Result<bool> {
         let _guard = self.lock()?;
-        let tx = self.view.store.begin()?;
+        let tx = self.store.begin()?;
         let existed = tx.forget_recall(namespace, key)?;
         crate::crash::point("recall_commit");
         tx.commit_record_only()?;

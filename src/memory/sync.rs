@@ -59,7 +59,7 @@ impl Memory {
         // A note is the file it was read from: every stored note (not only those under this
         // import's id prefix) is matched by its file, so a note first imported through another
         // folder (the vault, a subfolder of it, its parent) keeps the id it was stored under.
-        let notes = self.view.store.note_hashes("doc:")?;
+        let notes = self.store.note_hashes("doc:")?;
         let mut folder = folder;
         let identity = identify(&mut folder.notes, &notes, &folder.root, |p| p.exists());
         let mut report = SyncReport {
@@ -70,10 +70,10 @@ impl Memory {
         // What identifies later imports is recorded first: the root, and where moved notes
         // are (an unchanged folder imported again writes nothing at all).
         let root = folder.root.to_string_lossy().into_owned();
-        let new_root = !self.view.store.note_roots()?.contains(&folder.root);
+        let new_root = !self.store.note_roots()?.contains(&folder.root);
         if new_root || !identity.refile.is_empty() {
             let _guard = self.lock()?;
-            let tx = self.view.store.begin()?;
+            let tx = self.store.begin()?;
             tx.remember_note_root(&root)?;
             for (id, file) in &identity.refile {
                 tx.refile_note(id, file)?;

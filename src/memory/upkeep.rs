@@ -16,9 +16,9 @@ use std::collections::{BTreeSet, HashMap};
 impl Memory {
     /// Re-read the write-path gazetteer from the store and the vault, and publish it.
     pub(super) fn load_gazetteer(&mut self) -> Result<()> {
-        self.gazetteer_fp = self.view.registry.fingerprint();
-        self.gazetteer = load_gazetteer(&self.view.store, &self.view.registry)?;
-        self.view.derived_mut().set_gazetteer(self.gazetteer.clone());
+        self.gazetteer_fp = self.shared.registry.fingerprint();
+        self.gazetteer = load_gazetteer(&self.store, &self.shared.registry)?;
+        self.shared.derived_mut().set_gazetteer(self.gazetteer.clone());
         Ok(())
     }
 
@@ -28,8 +28,8 @@ impl Memory {
     /// lock, with this write's index writer; one transaction per batch, so that a stop keeps
     /// the batches done.
     pub(super) fn embed_missing(&mut self, iw: &mut IndexWrite) -> Result<usize> {
-        let Some(emb) = self.view.opts.embedder.clone() else { return Ok(0) };
-        let missing = self.view.store.nodes_missing_vectors(emb.name())?;
+        let Some(emb) = self.shared.opts.embedder.clone() else { return Ok(0) };
+        let missing = self.store.nodes_missing_vectors(emb.name())?;
         let mut done = 0;
         for batch in missing.chunks(EMBED_BATCH) {
             done += self.embed_nodes(iw, emb.as_ref(), batch)?;
@@ -55,10 +55,10 @@ impl Memory {
         batch: usize,
         mut progress: impl FnMut(Progress),
     ) -> Result<usize> {
-        let Some(emb) = self.view.opts.embedder.clone() else { return Ok(0) };
+        let Some(emb) = self.shared.opts.embedder.clone() else { return Ok(0) };
         // Listed once: a node another writer embeds or deletes meanwhile is written again
         // (the same vector) or skipped (its row is gone).
-        let missing = self.view.store.nodes_missing_vectors(emb.name())?;
+        let missing = self.store.nodes_missing_vectors(emb.name())?;
         let total = missing.len() as u64;
         let mut done = 0usize;
         for batch in missing.chunks(batch.max(1)) {
@@ -86,16 +86,16 @@ impl Memory {
             return Ok(0);
         }
         let n = missing.len();
-        let tx = self.view.store.begin()?;
+        let tx = self.store.begin()?;
         crate::crash::point("open_embed");
         let (vecs, parents) = embed_stored(&tx, emb, missing)?;
         let g = tx.commit()?;
         self.synced = g;
         // The index did not change, but its payload must track the generation.
         iw.commit(g)?;
-        let store = &self.view.store;
+        let store = &self.store;
         let mark = store.vector_mark()?;
-        let mut derived = self.view.derived_mut();
+        let mut derived = self.shared.derived_mut();
         derived.set_mark(mark);
         if let Some(m) = derived.vectors_mut() {
             for (id, v) in vecs {
@@ -115,7 +115,7 @@ impl Memory {
     /// a failed index commit, between the two commits of a write; a lost index directory);
     /// true when it did.
     pub(super) fn repair_index(&mut self, iw: &mut IndexWrite) -> Result<bool> {
-        if self.index.handle().committed_generation()? == Some(self.view.store.generation()?) {
+        if self.index.handle().committed_generation()? == Some(self.store.generation()?) {
             return Ok(false);
         }
         self.rebuild_with(iw)?;
@@ -133,8 +133,8 @@ impl Memory {
     fn rebuild_with(&mut self, iw: &mut IndexWrite) -> Result<()> {
         iw.delete_all()?;
         let trees: HashMap<TreeId, crate::store::TreeRow> =
-            self.view.store.trees()?.into_iter().map(|t| (t.tree_id.clone(), t)).collect();
-        let store = &self.view.store;
+            self.store.trees()?.into_iter().map(|t| (t.tree_id.clone(), t)).collect();
+        let store = &self.store;
         let mut added = 0usize;
         store.for_each_node(|n| {
             let Some(tree) = trees.get(&n.tree_id) else { return Ok(()) };
@@ -146,7 +146,7 @@ impl Memory {
             }
             iw.add(&IndexDoc { node: &n, tree, entities: &entities, topics: &topics })
         })?;
-        let g = self.view.store.generation()?;
+        let g = self.store.generation()?;
         iw.commit(g)
     }
 
@@ -154,13 +154,13 @@ impl Memory {
     pub fn reindex(&mut self) -> Result<()> {
         let _guard = self.lock()?;
         let mut iw = self.index.begin()?;
-        if let Some(emb) = self.view.opts.embedder.clone() {
-            let tx = self.view.store.begin()?;
+        if let Some(emb) = self.shared.opts.embedder.clone() {
+            let tx = self.store.begin()?;
             tx.clear_vectors()?;
             let g = tx.commit()?;
             self.synced = g;
-            let mark = self.view.store.vector_mark()?;
-            self.view.derived_mut().set_vectors(Some(VectorMatrix::new(emb.dim())), mark);
+            let mark = self.store.vector_mark()?;
+            self.shared.derived_mut().set_vectors(Some(VectorMatrix::new(emb.dim())), mark);
         }
         self.rebuild_with(&mut iw)?;
         self.embed_missing(&mut iw)?;
@@ -173,8 +173,8 @@ impl Memory {
     /// ([`crate::Embedding::WithEachWrite`]) or by `embed_pending` and the background worker
     /// ([`crate::Embedding::Deferred`]). Never mixes two models' vectors in one matrix.
     pub(super) fn adopt_model(&mut self, iw: &mut IndexWrite) -> Result<()> {
-        let Some(emb) = self.view.opts.embedder.clone() else { return Ok(()) };
-        let tx = self.view.store.begin()?;
+        let Some(emb) = self.shared.opts.embedder.clone() else { return Ok(()) };
+        let tx = self.store.begin()?;
         if tx.adopt_model(emb.name(), emb.dim(), emb.manifest())? == Adopted::Unchanged {
             return Ok(());
         }
@@ -185,9 +185,9 @@ impl Memory {
     }
 
     pub(super) fn reload_vectors(&mut self) -> Result<()> {
-        let Some(emb) = self.view.opts.embedder.clone() else { return Ok(()) };
-        let (m, mark) = load_vectors(&self.view.store, emb.as_ref())?;
-        self.view.derived_mut().set_vectors(Some(m), mark);
+        let Some(emb) = self.shared.opts.embedder.clone() else { return Ok(()) };
+        let (m, mark) = load_vectors(&self.store, emb.as_ref())?;
+        self.shared.derived_mut().set_vectors(Some(m), mark);
         Ok(())
     }
 }
