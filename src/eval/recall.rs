@@ -134,8 +134,8 @@ pub struct RecallReport {
 /// What walk scored for one question: its candidates with their signals before any weight
 /// (`walk_candidates`), and the turn each candidate is (`null` outside the conversation).
 /// Replaying them at other weights (`replay`, `scripts/walk_weights.py`) ranks exactly as
-/// walk would, up to the history reorderings of order and summary questions, which the
-/// script replays from `session` and `next`.
+/// walk would, up to the history answer of order and summary questions (their weights, then
+/// sessions chosen by their best leaf), which the script replays from `session` and `next`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CandidateDetail {
     /// The conversation's sample id.

@@ -240,9 +240,9 @@ pub struct WalkCandidates {
     pub branch: Branch,
     /// The question asks what the assistant said (`asked_assistant` replaces `assistant`).
     pub asks_assistant: bool,
-    /// The question asks for an order (its ranking is spread over sessions).
+    /// The question asks for an order (answered by sessions, `history.rs`).
     pub asks_order: bool,
-    /// The question asks for a summary (each message brings its reply).
+    /// The question asks for a summary (answered by sessions, each message with its reply).
     pub asks_summary: bool,
     /// The dense signal was on (a model loaded and a positive `dense` share).
     pub dense: bool,
