@@ -100,9 +100,9 @@ class Question:
             idx = idx[:OCCURRENCE_POOL * k]
         if not self.history():
             return idx
-        # history.rs, over_sessions: sessions by their best leaf (a summary question's by its
-        # best person's message), each with its evidence, until k leaves.
-        heads = [i for i in idx if not (self.summary and self.A[i, 8])]
+        # history.rs, over_sessions: sessions by their best person's message (any leaf when the
+        # question asks what the assistant said), each with its evidence, until k leaves.
+        heads = [i for i in idx if self.asks_assistant or not self.A[i, 8]]
         taken, out = set(), []
         for i in heads:
             if len(out) >= k:

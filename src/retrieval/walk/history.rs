@@ -6,9 +6,10 @@
 //! Which sessions: the scorer ranks leaves for the question's topic (the question without
 //! the words that frame it as a history question, [`history_topic`]), weighting each leaf by
 //! its session rather than by its neighbouring turns (`WalkParams::for_history`); sessions
-//! are taken in the order of their best leaf. Their evidence: for an order question the
-//! best leaf (one moment of the history per session), for a summary question the best
-//! person's message and the assistant's reply to it (both sides of the exchange). At most
+//! are taken in the order of their best person's message (what the person brought up; any
+//! leaf when the question asks what the assistant said). Their evidence: for an order
+//! question that message (one moment of the history per session), for a summary question
+//! the message and the assistant's reply to it (both sides of the exchange). At most
 //! `limit` leaves of evidence over the whole answer: `limit` counts what a reader reads, so
 //! fewer sessions come back when each brings two leaves.
 //!
@@ -179,11 +180,23 @@ pub fn asks_for_order(question: &str) -> bool {
     order || w.iter().any(|x| matches!(x.as_str(), "chronologically" | "timeline"))
 }
 
+/// What a history question asks of each session.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask {
+    /// A summary: both sides of each exchange (the message and the reply to it).
+    pub summary: bool,
+    /// What the assistant said ("in what order did you suggest…"): its messages may choose a
+    /// session.
+    pub assistant: bool,
+}
+
 /// The sessions of a history answer, in time order (ties by summary id): sessions taken in
-/// the order of their best leaf in `ranked`, each bringing its evidence (`summary`: the
+/// the order of their best person's message in `ranked` (best leaf, when the question asks
+/// what the assistant said), each bringing its evidence (`summary`: the
 /// person's message and the assistant's reply after it, when there is one), until `limit`
 /// leaves are taken. A session whose evidence does not fit whole brings its first leaf.
-pub fn over_sessions(mem: &MemoryReader, ranked: Vec<Ranked>, limit: usize, summary: bool) -> Result<Vec<Session>> {
+pub fn over_sessions(mem: &MemoryReader, ranked: Vec<Ranked>, limit: usize, ask: Ask) -> Result<Vec<Session>> {
+    let summary = ask.summary;
     let mut sessions: Vec<Session> = Vec::new();
     let mut taken: HashSet<NodeId> = HashSet::new();
     let mut leaves = 0;
@@ -193,11 +206,12 @@ pub fn over_sessions(mem: &MemoryReader, ranked: Vec<Ranked>, limit: usize, summ
         order.push(r.scored.node.node_id.clone());
         by_id.insert(r.scored.node.node_id.clone(), r);
     }
-    // A summary question's sessions are chosen by a person's message (what the exchange is
-    // about); the assistant's reply follows it.
+    // Sessions are chosen by a person's message ("in what order did I bring up…": what the
+    // person brought up; a summary: what the exchange is about, the reply following it),
+    // unless the question asks what the assistant said.
     let heads: Vec<NodeId> = order
         .iter()
-        .filter(|id| !(summary && by_id.get(*id).is_some_and(|r| r.scored.node.assistant)))
+        .filter(|id| ask.assistant || !by_id.get(*id).is_some_and(|r| r.scored.node.assistant))
         .cloned()
         .collect();
     let replies = if summary { replies_to(mem, &heads, &by_id)? } else { HashMap::new() };

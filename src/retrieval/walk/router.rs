@@ -167,7 +167,8 @@ fn history_response(
     coverage: &Coverage<'_>,
 ) -> Result<QueryResponse> {
     let total = ranked.len();
-    let sessions = history::over_sessions(mem, ranked, limit, qa.asks_summary)?;
+    let ask = history::Ask { summary: qa.asks_summary, assistant: qa.asks_assistant };
+    let sessions = history::over_sessions(mem, ranked, limit, ask)?;
     let ids: Vec<NodeId> = sessions.iter().filter_map(|s| s.summary.clone()).collect();
     let mut rows: HashMap<NodeId, NodeRow> =
         mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
