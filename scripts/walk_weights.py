@@ -8,10 +8,13 @@ Input: for each corpus, the two files of one harness run on kept stores,
 
 (the candidates: every leaf walk scored per question, with its signals before any weight).
 This script replays walk's ranking from them in numpy: the scorer's arithmetic (min-max
-normalisation, the dense share, the boosts) and the two history reorderings (order
-questions spread over sessions, summary questions bringing each message's reply). It first
-checks that the replay at the default weights gives walk's own top lists for every question,
-and stops if one differs: a result from a replay that drifted from the engine means nothing.
+normalisation, the dense share, the boosts) and the history answer (an order or summary
+question scored with the `history_` weights, then answered by sessions: the best leaf of
+each, and for a summary the reply after each person's message, at most k leaves; walk gives
+them in time order, so at k the replay compares and scores the set of leaves chosen for k).
+It first checks that the replay at the default weights gives walk's own top lists for every
+question (for a history question, the same set of leaves), and stops if one differs: a
+result from a replay that drifted from the engine means nothing.
 
     scripts/walk_weights.py check  --corpus beam Q.jsonl CAND.jsonl [--corpus locomo Q2 C2]
     scripts/walk_weights.py ascend ...   # joint coordinate ascent over the weights' grid
@@ -31,6 +34,8 @@ import numpy as np
 # WalkParams::default() (src/retrieval/walk/params.rs): the replay must use the same.
 DEFAULT = dict(window=1.0, dense=0.65, dense_window=0.5, dense_parent=0.5, parent=0.15, speaker=0.3,
                time_boost=0.2, assistant=-0.3, asked_assistant=0.0, instruction=0.2)
+# WalkParams::for_history (params.rs): the weights an order or summary question is scored with.
+HISTORY = dict(window=0.0, parent=0.3, dense_parent=2.0)
 NEIGHBOUR_SHARE = 0.5  # score.rs
 OCCURRENCE_POOL = 2  # rank.rs: the occurrence-ranked global branch keeps the scorer's top 2k
 GRID = dict(window=[0, 0.25, 0.5, 0.75, 1, 1.5, 2], dense=[0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9],
@@ -82,36 +87,41 @@ class Question:
         return s + p["parent"] * A[:, 5] + p["speaker"] * A[:, 6] + p["time_boost"] * A[:, 7] + a * A[:, 8] \
             + p["instruction"] * A[:, 9]
 
+    def history(self):
+        return self.order or self.summary
+
     def ranking(self, p, k):
-        """Row indices, best first, as walk orders its hits (`k` hits asked)."""
+        """Row indices, best first, as walk orders its hits (`k` hits asked); for a history
+        question, the leaves of its answer for `k` (walk gives them in time order)."""
+        if self.history():
+            p = dict(p, **{w: p.get("history_" + w, v) for w, v in HISTORY.items()})
         idx = list(np.lexsort((self.idrank, -self.scores(p))))
         if self.branch == "occurrence_global":
             idx = idx[:OCCURRENCE_POOL * k]
-        if self.order:  # history.rs: spread_over_sessions
-            seen, first, rest = set(), [], []
-            for i in idx:
-                g = self.session[i] or self.ids[i]
-                (rest if g in seen else first).append(i)
-                seen.add(g)
-            idx = first + rest
-        if self.summary:  # history.rs: with_replies, the first k
-            out, placed, rest = [], set(), []
-            for j, i in enumerate(idx):
-                if i in placed:
+        if not self.history():
+            return idx
+        # history.rs, over_sessions: sessions by their best person's message (any leaf when the
+        # question asks what the assistant said), each with its evidence, until k leaves.
+        heads = [i for i in idx if self.asks_assistant or not self.A[i, 8]]
+        taken, out = set(), []
+        for i in heads:
+            if len(out) >= k:
+                break
+            s = self.session[i]
+            if s is not None:
+                if s in taken:
                     continue
-                if j >= k:
-                    rest.append(i)
-                    continue
-                placed.add(i)
-                out.append(i)
-                r = self.at.get(self.next[i]) if self.session[i] and not self.A[i, 8] else None
-                if r is not None and self.A[r, 8] and r not in placed:
-                    placed.add(r)
-                    out.append(r)
-            idx = out + [i for i in rest if i not in placed]
-        return idx
+                taken.add(s)
+            out.append(i)
+            r = self.at.get(self.next[i]) if self.summary and s is not None else None
+            if r is not None and self.A[r, 8] and len(out) + 1 <= k:
+                out.append(r)
+        return out
 
     def recall(self, p, ks=KS):
+        if self.history():
+            return [len(self.ev & set(self.turns[i] for i in self.ranking(p, k) if self.turns[i])) / len(self.ev)
+                    for k in ks]
         t = [self.turns[i] for i in self.ranking(p, len(self.top))]
         return [len(self.ev & set(x for x in t[:k] if x)) / len(self.ev) for k in ks]
 
@@ -140,11 +150,18 @@ def evaluate(qs, p):
 
 def check(corpora):
     for name, qs in corpora.items():
-        bad = [q for q in qs if [q.turns[i] for i in q.ranking(DEFAULT, len(q.top))][:len(q.top)] != q.top]
+        bad = [q for q in qs if not replays(q)]
         if bad:
             sys.exit(f"{name}: the replay differs from walk on {len(bad)} of {len(qs)} questions "
                      f"(first: {bad[0].conv}); is DEFAULT the engine's WalkParams::default()?")
         print(f"{name}: replay = walk on all {len(qs)} questions; R@5/10/25 {fmt(evaluate(qs, DEFAULT))}")
+
+
+def replays(q):
+    got = [q.turns[i] for i in q.ranking(DEFAULT, len(q.top))]
+    if q.history():  # walk's answer is in time order: the same leaves
+        return sorted(map(str, got)) == sorted(map(str, q.top))
+    return got[:len(q.top)] == q.top
 
 
 def fmt(r):

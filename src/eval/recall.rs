@@ -90,10 +90,20 @@ struct Asked {
 }
 
 /// One ranked leaf: its id and what it costs in a context budget (whole, and as the snippet
-/// its hit carries, when it carries one).
+/// its hit carries, when it carries one), plus the tokens of the summary it came under
+/// (`extra_tokens`, charged to a history answer's first evidence leaf of each session).
 struct Ranked {
     id: NodeId,
     snippet_tokens: Option<usize>,
+    extra_tokens: usize,
+}
+
+/// A system's answer to one question: the leaves in order, and whether they are in time
+/// order rather than by relevance (walk's answer to a history question), so that the list
+/// asked for `k` is not the first `k` of a longer one: then each cut-off is asked on its own.
+struct Answer {
+    leaves: Vec<Ranked>,
+    per_k: bool,
 }
 
 /// Aggregated results: system → (bucket → metric → value); buckets are `overall`
@@ -124,8 +134,8 @@ pub struct RecallReport {
 /// What walk scored for one question: its candidates with their signals before any weight
 /// (`walk_candidates`), and the turn each candidate is (`null` outside the conversation).
 /// Replaying them at other weights (`replay`, `scripts/walk_weights.py`) ranks exactly as
-/// walk would, up to the history reorderings of order and summary questions, which the
-/// script replays from `session` and `next`.
+/// walk would, up to the history answer of order and summary questions (their weights, then
+/// sessions chosen by their best leaf), which the script replays from `session` and `next`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CandidateDetail {
     /// The conversation's sample id.
@@ -259,17 +269,32 @@ pub fn run(
                 }
                 for sys in &cfg.systems {
                     let t = Instant::now();
-                    let Some(ranked) = rank(mem, &fts, sys, &q.question, kmax, &cfg.walk)? else { continue };
+                    let Some(answer) = rank(mem, &fts, sys, &q.question, kmax, &cfg.walk)? else { continue };
                     let micros = t.elapsed().as_micros();
                     // A hit counts only in the question's own sample.
-                    let turns: Vec<Option<&str>> =
-                        ranked.iter().map(|r| refs.get(&r.id).and_then(|l| l.name_in(source.as_deref()))).collect();
-                    let mut cost = Vec::with_capacity(ranked.len());
-                    for r in &ranked {
-                        let whole = mem.store().node(r.id.as_str())?.map_or(0, |n| n.tokens as usize);
-                        cost.push(Cost { whole, snippet: r.snippet_tokens });
+                    let name = |r: &Ranked| refs.get(&r.id).and_then(|l| l.name_in(source.as_deref()));
+                    let turns: Vec<Option<&str>> = answer.leaves.iter().map(name).collect();
+                    let cost = costs(mem, &answer.leaves)?;
+                    let mut outcome = score(&evidence, &turns, &cost, &cfg.ks, micros);
+                    if answer.per_k {
+                        // Asked for k, a history answer holds at most k evidence leaves, in time
+                        // order: recall at k is what that answer holds.
+                        for (i, &k) in cfg.ks.iter().enumerate() {
+                            let Some(at) = rank(mem, &fts, sys, &q.question, k, &cfg.walk)? else { continue };
+                            let turns: Vec<Option<&str>> = at.leaves.iter().map(name).collect();
+                            outcome.at_k[i] = score(&evidence, &turns, &[], &[turns.len()], 0).at_k[0];
+                        }
+                        // The budget figures read the answer at walk's own default limit: the
+                        // longest one is in time order, and its earliest sessions would fill
+                        // any budget.
+                        let limit = WalkArgs::new("").limit;
+                        if let Some(at) = rank(mem, &fts, sys, &q.question, limit, &cfg.walk)? {
+                            let turns: Vec<Option<&str>> = at.leaves.iter().map(name).collect();
+                            let cost = costs(mem, &at.leaves)?;
+                            let b = score(&evidence, &turns, &cost, &[], 0);
+                            (outcome.budget, outcome.budget_snippets) = (b.budget, b.budget_snippets);
+                        }
                     }
-                    let outcome = score(&evidence, &turns, &cost, &cfg.ks, micros);
                     per_question.push(QuestionDetail {
                         system: sys.clone(),
                         conversation: c.sample_id().to_string(),
@@ -407,6 +432,31 @@ fn leaf_refs(mem: &MemoryReader) -> Result<(HashMap<NodeId, LeafRef>, i64)> {
     Ok((out, newest))
 }
 
+/// Walk's hits as the leaves a reader is given, one slot each. A leaf hit is itself. A
+/// summary hit carrying evidence (a history answer's session) is its evidence leaves in
+/// their order, and only those: walk gives at most `limit` of them over the answer, so the
+/// credit never exceeds the slots; the summary's own text is charged to the budget with its
+/// first leaf. A summary hit without evidence takes one slot and is credited with nothing.
+fn walk_leaves(mem: &MemoryReader, hits: Vec<crate::retrieval::RetrievalHit>) -> Result<Vec<Ranked>> {
+    let leaf = |h: &crate::retrieval::RetrievalHit, extra_tokens: usize| Ranked {
+        snippet_tokens: h.snippet.as_ref().map(|s| crate::config::approx_tokens(&s.text)),
+        id: NodeId(h.node_id.clone()),
+        extra_tokens,
+    };
+    let mut out = Vec::with_capacity(hits.len());
+    for h in &hits {
+        if h.evidence.is_empty() {
+            out.push(leaf(h, 0));
+            continue;
+        }
+        let own = mem.store().node(&h.node_id)?.map_or(0, |n| n.tokens as usize);
+        for (i, e) in h.evidence.iter().enumerate() {
+            out.push(leaf(e, if i == 0 { own } else { 0 }));
+        }
+    }
+    Ok(out)
+}
+
 /// The ranked leaves of one system, or `None` when it cannot run (no model).
 fn rank(
     mem: &MemoryReader,
@@ -415,20 +465,17 @@ fn rank(
     q: &str,
     k: usize,
     wp: &WalkParams,
-) -> Result<Option<Vec<Ranked>>> {
+) -> Result<Option<Answer>> {
     use crate::index::{LevelFilter, SearchFilter};
     let leaves = SearchFilter { levels: LevelFilter::Leaves, ..SearchFilter::default() };
-    let whole = |ids: Vec<NodeId>| ids.into_iter().map(|id| Ranked { id, snippet_tokens: None }).collect();
+    let whole =
+        |ids: Vec<NodeId>| ids.into_iter().map(|id| Ranked { id, snippet_tokens: None, extra_tokens: 0 }).collect();
     Ok(Some(match sys {
         "walk" => {
             let args = WalkArgs { limit: k, params: *wp, ..WalkArgs::new(q) };
-            let hits = walk(mem, &args, &Scope::all())?.hits;
-            hits.into_iter()
-                .map(|h| Ranked {
-                    snippet_tokens: h.snippet.as_ref().map(|s| crate::config::approx_tokens(&s.text)),
-                    id: NodeId(h.node_id),
-                })
-                .collect()
+            let r = walk(mem, &args, &Scope::all())?;
+            let per_k = r.explain.as_ref().is_some_and(|e| e.get("history").is_some());
+            return Ok(Some(Answer { leaves: walk_leaves(mem, r.hits)?, per_k }));
         }
         "bm25" => whole(mem.index().searcher().bm25(q, &leaves, k)?.0.into_iter().map(|h| h.0).collect()),
         "fts5" => whole(fts.search(q, k)?),
@@ -460,6 +507,17 @@ fn rank(
         }
         _ => return Ok(None),
     }))
+    .map(|o| o.map(|leaves| Answer { leaves, per_k: false }))
+}
+
+/// What each ranked leaf costs in the context budget.
+fn costs(mem: &MemoryReader, leaves: &[Ranked]) -> Result<Vec<Cost>> {
+    let mut cost = Vec::with_capacity(leaves.len());
+    for r in leaves {
+        let whole = mem.store().node(r.id.as_str())?.map_or(0, |n| n.tokens as usize) + r.extra_tokens;
+        cost.push(Cost { whole, snippet: r.snippet_tokens.map(|t| t + r.extra_tokens) });
+    }
+    Ok(cost)
 }
 
 /// What one hit costs in the context budget, in approximate tokens.

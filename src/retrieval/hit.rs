@@ -71,6 +71,11 @@ pub struct RetrievalHit {
     /// Which branch and signals produced the hit (walk, reranked modes).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub explain: Option<serde_json::Value>,
+    /// The leaves a summary hit stands for, as hits of their own (walk's answer to a
+    /// question about a history: a session and its evidence). Empty otherwise, and then not
+    /// serialised.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub evidence: Vec<RetrievalHit>,
 }
 
 /// A ranked, possibly truncated list of hits.
@@ -146,5 +151,6 @@ pub(crate) fn to_hit(mem: &MemoryReader, n: &NodeRow, score: f64) -> Result<Retr
         source_ref: n.source_ref.clone(),
         snippet: None,
         explain: None,
+        evidence: Vec::new(),
     })
 }

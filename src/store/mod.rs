@@ -125,6 +125,9 @@ impl Store {
         let conn =
             Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
         conn.pragma_update(None, "cache_size", -READ_CACHE_KIB)?;
+        // Sorts and temporary b-trees in memory, as on the writer's connection (a `Memory`
+        // reads through one of these too).
+        conn.pragma_update(None, "temp_store", "MEMORY")?;
         // A writer's checkpoint can hold the WAL index briefly; wait instead of failing.
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         migrate::check_current(&conn)?;

@@ -199,45 +199,105 @@ fn the_users_words_rank_above_the_assistants_restatement() {
     assert!(first(&mut mem, WalkParams::default(), asked).starts_with("Assistant:"));
 }
 
-#[test]
-fn an_order_question_takes_one_message_per_session_first() {
+/// A user–assistant chat over five days, one exchange a day (each its own session, sealed
+/// by the next day's): the budget tracker's login, lunch, its charts, its deployment, and a
+/// last unrelated day that seals the deployment's session.
+fn history_store() -> (Fixture, Memory) {
     let fx = Fixture::new(Config::default());
     let mut mem = fx.open();
+    let days = [
+        (
+            "I started the budget tracker: the login page with password hashing.",
+            "The login page of the budget tracker: hash passwords with a salt.",
+        ),
+        ("What should I get for lunch today?", "A salad, perhaps."),
+        (
+            "The budget tracker charts now show monthly spending per category.",
+            "Charts per category make the budget tracker's spending clear.",
+        ),
+        (
+            "I am deploying the budget tracker to Render this afternoon.",
+            "For deploying the budget tracker, set the workers and the port.",
+        ),
+        ("Thanks, that is all for the week.", "You are welcome."),
+    ];
     let mut items = Vec::new();
-    // Session one (sealed on its own: the next is a day later) has three messages about the
-    // tracker; session two one, worded more weakly.
-    for i in 0..3 {
-        items.push(chat("app:a", "User", T0 + i * MIN, &format!("budget tracker login and budget tracker charts {i}")));
+    for (d, (user, reply)) in days.iter().enumerate() {
+        let at = T0 + d as i64 * 24 * HOUR;
+        let (mut u, mut r) = (chat("app:a", "User", at, user), chat("app:a", "Assistant", at + MIN, reply));
+        if let (memtree::Item::Chat(u), memtree::Item::Chat(r)) = (&mut u, &mut r) {
+            u.role = memtree::Role::Person;
+            r.role = memtree::Role::Assistant;
+        }
+        items.extend([u, r]);
     }
-    items.push(chat("app:a", "User", T0 + 24 * HOUR, "deploying the budget tracker"));
-    items.push(chat("app:a", "User", T0 + 48 * HOUR, "an unrelated note about lunch"));
     mem.ingest(items).unwrap();
     mem.flush().unwrap();
-    let top_two = |q: &str, spread: bool| -> Vec<String> {
-        let params = WalkParams { spread_order: spread, ..WalkParams::default() };
-        let args = WalkArgs { params, limit: 2, ..WalkArgs::new(q) };
-        walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits.into_iter().map(|h| h.content).collect()
-    };
-    let q = "in what order did I bring up the budget tracker login, charts and deployment?";
-    let plain = top_two(q, false);
-    assert!(plain.iter().all(|c| c.contains("login")), "unspread, session one fills the top: {plain:?}");
-    let spread = top_two(q, true);
-    assert!(spread[0].contains("login") && spread[1].contains("deploying"), "{spread:?}");
+    (fx, mem)
+}
+
+/// The sessions of a history answer: per hit, its start and its evidence leaves' texts;
+/// and every evidence leaf checked to be one of its summary's children.
+fn sessions(v: &Value) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for h in v["hits"].as_array().unwrap() {
+        assert_eq!(h["node_kind"], "summary", "{h}");
+        assert_eq!(h["explain"]["from"], "session");
+        let children: Vec<&str> = h["child_ids"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+        let mut texts = Vec::new();
+        for e in h["evidence"].as_array().unwrap() {
+            assert_eq!(e["node_kind"], "leaf");
+            assert!(children.contains(&e["node_id"].as_str().unwrap()), "evidence under its summary: {e}");
+            texts.push(e["content"].as_str().unwrap().to_string());
+        }
+        out.push((h["time_range_start"].as_str().unwrap().to_string(), texts));
+    }
+    out
 }
 
 #[test]
-fn a_summary_question_brings_the_reply_after_each_message() {
-    let (_fx, mem) = assistant_store();
-    let args = WalkArgs { limit: 2, ..WalkArgs::new("give me a summary of the budget tracker sprint") };
-    let hits = walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits;
-    assert!(hits[0].content.starts_with("User:"), "{:?}", hits[0].content);
-    assert!(hits[1].content.starts_with("Assistant:"));
-    assert_eq!(hits[1].explain.as_ref().unwrap()["from"], "reply");
-    // The same question without the rule ranks the reply by its own (penalised) score.
-    let params = WalkParams { replies_for_summary: false, ..WalkParams::default() };
-    let args = WalkArgs { params, ..args };
-    let hits = walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits;
-    assert_ne!(hits[1].explain.as_ref().unwrap()["from"], "reply");
+fn a_summary_question_is_answered_by_sessions_in_time_order_with_both_sides() {
+    let (_fx, mut mem) = history_store();
+    let v = w(
+        &mut mem,
+        json!({"mode": "walk", "query": "Can you summarise how my budget tracker progressed?", "limit": 6}),
+    );
+    assert_eq!(v["explain"]["history"], "summary", "{v}");
+    assert_eq!(v["explain"]["order"], "time");
+    let got = sessions(&v);
+    // The three sessions about the tracker, oldest first, each the user's message then the
+    // assistant's reply: six leaves, the limit.
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert!(got.windows(2).all(|p| p[0].0 < p[1].0), "time order: {got:?}");
+    for ((_, texts), topic) in got.iter().zip(["login", "charts", "deploying"]) {
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(texts[0].starts_with("User:") && texts[0].contains(topic), "{texts:?}");
+        assert!(texts[1].starts_with("Assistant:"), "{texts:?}");
+    }
+    let leaves: usize = got.iter().map(|(_, t)| t.len()).sum();
+    assert_eq!(v["explain"]["evidence_leaves"], leaves);
+    // Fewer slots, fewer sessions: never more evidence leaves than the limit.
+    let v = w(
+        &mut mem,
+        json!({"mode": "walk", "query": "Can you summarise how my budget tracker progressed?", "limit": 3}),
+    );
+    assert!(sessions(&v).iter().map(|(_, t)| t.len()).sum::<usize>() <= 3, "{v}");
+}
+
+#[test]
+fn an_order_question_is_answered_by_one_moment_per_session_in_time_order() {
+    let (_fx, mut mem) = history_store();
+    let q = "In what order did I bring up the budget tracker login, charts and deployment?";
+    let v = w(&mut mem, json!({"mode": "walk", "query": q, "limit": 3}));
+    assert_eq!(v["explain"]["history"], "order", "{v}");
+    let got = sessions(&v);
+    let firsts: Vec<&str> = got.iter().map(|(_, t)| t[0].as_str()).collect();
+    assert!(got.iter().all(|(_, t)| t.len() == 1), "{got:?}");
+    assert!(got.windows(2).all(|p| p[0].0 < p[1].0), "time order: {got:?}");
+    assert!(
+        firsts[0].contains("login") && firsts[1].contains("charts") && firsts[2].contains("deploying"),
+        "{firsts:?}"
+    );
 }
 
 #[test]

@@ -18,7 +18,7 @@ use crate::retrieval::snippet::attach_snippets;
 use crate::store::{NodeReads, NodeRow};
 use crate::types::{EntityId, NodeId};
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 
 /// At most this many shared nodes are read per related pair's posting-list intersection
@@ -70,9 +70,10 @@ struct Route {
 /// Answer `args.query`. Hits are leaves; `score` is the scorer's fused relevance (for local
 /// hits under SPEC §5's ordering, the number of query entities covered plus that relevance,
 /// so coverage ranks first); every hit carries `explain` with its branch and signals. A
-/// question about an order or asking for a summary is then reordered by `history.rs` (one
-/// leaf per session first; each message followed by its reply, which carries the message's
-/// score): for those, hits are in that order rather than by `score`.
+/// question about an order or asking for a summary is answered over the tree (`history.rs`):
+/// its hits are session summaries in time order, each carrying its evidence leaves
+/// (`RetrievalHit::evidence`, at most `limit` leaves in all), and the response's `explain`
+/// says `"history"`.
 pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryResponse> {
     let (qa, flt, route) = prepare(mem, args, scope)?;
     let mut time = TimeExplain::new(&qa, &flt);
@@ -87,14 +88,15 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
         };
         return Ok(time.attach(response));
     }
-    let scored = score_leaves(mem, &qa, &flt, &args.params, &route.local)?;
+    // A question about a history weighs each leaf by its session (`history.rs`).
+    let history = qa.asks_order || qa.asks_summary;
+    let params = if history { args.params.for_history() } else { args.params };
+    let scored = score_leaves(mem, &qa, &flt, &params, &route.local)?;
     let coverage = Coverage::new(mem, qa.entities.iter().map(|e| e.as_str()));
     let mut ranked = rank(route.branch, scored, &route.local, args.limit, args.params.ordering, &coverage)?;
-    if args.params.spread_order && qa.asks_order {
-        ranked = history::spread_over_sessions(ranked);
-    }
-    if args.params.replies_for_summary && qa.asks_summary {
-        ranked = history::with_replies(mem, ranked, args.limit)?;
+    if history {
+        let response = history_response(mem, &qa, &route, ranked, args.limit, &coverage)?;
+        return Ok(time.attach(response));
     }
     let total = ranked.len();
     ranked.truncate(args.limit);
@@ -140,13 +142,59 @@ impl TimeExplain {
                 crate::retrieval::rfc3339(b)
             ));
         }
-        r.explain = Some(json!({
+        let time = json!({
             "time_window": self.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
             "time_only": self.time_only,
             "notes": self.notes,
-        }));
+        });
+        match (&mut r.explain, time) {
+            (Some(Value::Object(have)), Value::Object(t)) => have.extend(t),
+            (e, t) => *e = Some(t),
+        }
         r
     }
+}
+
+/// A history question's answer (`history.rs`): the sessions in time order, each its
+/// summary hit carrying its evidence leaves (a leaf in an open buffer comes as itself). A
+/// summary hit's `score` is its best leaf's; `explain.from` is `session`.
+fn history_response(
+    mem: &MemoryReader,
+    qa: &QueryAnalysis,
+    route: &Route,
+    ranked: Vec<Ranked>,
+    limit: usize,
+    coverage: &Coverage<'_>,
+) -> Result<QueryResponse> {
+    let total = ranked.len();
+    let ask = history::Ask { summary: qa.asks_summary, assistant: qa.asks_assistant };
+    let sessions = history::over_sessions(mem, ranked, limit, ask)?;
+    let ids: Vec<NodeId> = sessions.iter().filter_map(|s| s.summary.clone()).collect();
+    let mut rows: HashMap<NodeId, NodeRow> =
+        mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
+    let mut hits = Vec::with_capacity(sessions.len());
+    let mut leaves = 0;
+    for s in sessions {
+        let score = s.evidence.first().map_or(0.0, |r| r.score);
+        let mut evidence = to_hits(mem, qa, route, s.evidence, coverage)?;
+        attach_snippets(mem, &qa.lexical, &mut evidence)?;
+        leaves += evidence.len();
+        let Some(node) = s.summary.and_then(|id| rows.remove(&id)) else {
+            hits.extend(evidence);
+            continue;
+        };
+        let mut h = to_hit(mem, &node, score)?;
+        h.explain = Some(json!({"branch": "history", "from": "session", "evidence": evidence.len()}));
+        h.evidence = evidence;
+        hits.push(h);
+    }
+    let mut r = QueryResponse::new(hits, total);
+    r.explain = Some(json!({
+        "history": if qa.asks_summary { "summary" } else { "order" },
+        "order": "time",
+        "evidence_leaves": leaves,
+    }));
+    Ok(r)
 }
 
 /// A time-only question's answer (`timeline.rs`): the window's summaries, then its salient
@@ -193,9 +241,9 @@ pub struct WalkCandidates {
     pub branch: Branch,
     /// The question asks what the assistant said (`asked_assistant` replaces `assistant`).
     pub asks_assistant: bool,
-    /// The question asks for an order (its ranking is spread over sessions).
+    /// The question asks for an order (answered by sessions, `history.rs`).
     pub asks_order: bool,
-    /// The question asks for a summary (each message brings its reply).
+    /// The question asks for a summary (answered by sessions, each message with its reply).
     pub asks_summary: bool,
     /// The dense signal was on (a model loaded and a positive `dense` share).
     pub dense: bool,
@@ -222,7 +270,14 @@ fn prepare(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<(QueryA
     if args.query.trim().is_empty() {
         return Err(Error::invalid("walk.query", "must not be blank"));
     }
-    let qa = analyse_query(mem, &args.query);
+    let mut qa = analyse_query(mem, &args.query);
+    // A history question is searched for what its history is of, not for how it asks.
+    if (qa.asks_order || qa.asks_summary)
+        && let Some(topic) = history::history_topic(&args.query)
+    {
+        qa.lexical = topic;
+        qa.dense = history::history_topic(&qa.dense).unwrap_or(qa.dense);
+    }
     // The question's window bounds the walk (SPEC §5.1), within `time_window_days` when both
     // are given (an empty intersection is kept as such: `since > until`, nothing passes).
     let recent = args.time_window_days.map(|d| (mem.now_ms() - (d * 86_400_000.0) as i64, i64::MAX / 2));

@@ -554,7 +554,7 @@ fn boosted(base: f64, b: &Boosts, params: &WalkParams, assistant: f64) -> f64 {
 /// hold every input of the ranking (`tests/it/demo_questions.rs`), and other weights can be
 /// tried on it without a store (`scripts/walk_weights.py` does the same in numpy). What
 /// follows the scorer is not replayed: the occurrence-ranked branch's cut to its pool, and
-/// the history reorderings of order and summary questions.
+/// the history answer of order and summary questions (`history.rs`).
 pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkParams, has_dense: bool) -> Vec<NodeId> {
     let parts: Vec<Parts> = rows
         .iter()
