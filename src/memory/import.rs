@@ -11,6 +11,7 @@ use crate::ingest::IngestReport;
 use crate::ingest::Item;
 use crate::ingest::import::{Format, ITEM_BATCH, NoteOptions, Parsed, Progress, ReadReport, read_notes, sniff};
 use crate::store::NoteRootReads;
+use crate::types::SourceId;
 use std::path::{Path, PathBuf};
 
 /// How to import: the notes-folder options (`--root`, `--strict`, `--prune`); every other
@@ -98,6 +99,10 @@ impl Memory {
             Parsed::Items { items, unit, .. } => {
                 let mut p = Progress { unit, done: 0, total: items.len() as u64 };
                 progress(p);
+                // A source whose items span two batches is touched by both: the input's
+                // distinct sources are what the import touched (not the batches' sum).
+                let sources: std::collections::HashSet<SourceId> =
+                    items.iter().map(|i| i.source_id().clone()).collect();
                 let mut items = items.into_iter().peekable();
                 while items.peek().is_some() {
                     let batch: Vec<Item> = items.by_ref().take(ITEM_BATCH).collect();
@@ -105,6 +110,7 @@ impl Memory {
                     total.absorb(&self.ingest(batch)?);
                     progress(p);
                 }
+                total.sources = sources.len();
             }
             Parsed::Conversations(convs) => {
                 let turns = convs.iter().map(|c| c.turns.len() as u64).sum();

@@ -66,6 +66,24 @@ fn ingest_prints_counts_and_reimport_adds_nothing() {
     assert_eq!(stats["sources"], 5 + 9 + 6);
 }
 
+/// An input longer than one write batch (2,000 items) reports the sources it holds, not one
+/// per batch a source's messages fall into.
+#[test]
+fn sources_are_counted_once_across_write_batches() {
+    let (d, s) = store();
+    let path = d.path().join("long.jsonl");
+    let lines: Vec<String> = (0..4_500)
+        .map(|i| {
+            json!({"source_id": format!("chat:{}", ["ops", "design"][i % 2]), "author": "Ana",
+                   "ts": 1_683_504_000 + i * 60, "text": format!("Message number {i} about the rollout.")})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let r = memtree(&s, &["ingest", "--format", "chat-jsonl", path.to_str().unwrap()], None).json();
+    assert_eq!((r["sources"].as_u64(), r["leaves"].as_u64()), (Some(2), Some(4_500)), "{r}");
+}
+
 #[test]
 fn slack_export_channels_become_chat_sources() {
     let (d, s) = store();
