@@ -12,7 +12,6 @@ use crate::ingest::{IngestReport, WriteBatch, WriteContext};
 use crate::options::Embedding;
 use crate::store::{NodeReads, NodeRow, Tx, VectorReads};
 use crate::types::{NodeId, TreeId};
-use std::sync::Arc;
 
 impl Memory {
     /// Trees whose level-0 buffer's oldest item was appended at least the flush age before
@@ -87,7 +86,7 @@ impl Memory {
         // not take the commit for another process's and reload everything; until the updates
         // below land they lag by this write, as the index does.
         let next = self.store.generation()? + 1;
-        let shared = Arc::clone(&self.shared);
+        let shared = &self.shared;
         let store = &mut self.store;
         let result = (|| {
             let tx = store.begin()?;

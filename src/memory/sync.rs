@@ -52,7 +52,7 @@ impl Memory {
     /// complete).
     pub fn sync_notes(
         &mut self,
-        folder: NoteFolder,
+        mut folder: NoteFolder,
         prune: bool,
         mut progress: impl FnMut(Progress),
     ) -> Result<SyncReport> {
@@ -60,7 +60,6 @@ impl Memory {
         // import's id prefix) is matched by its file, so a note first imported through another
         // folder (the vault, a subfolder of it, its parent) keeps the id it was stored under.
         let notes = self.store.note_hashes("doc:")?;
-        let mut folder = folder;
         let identity = identify(&mut folder.notes, &notes, &folder.root, |p| p.exists());
         let mut report = SyncReport {
             skipped: folder.skipped.iter().map(|(_, f)| f.clone()).collect(),
@@ -102,7 +101,6 @@ impl Memory {
             .cloned()
             .collect();
         vanished.sort();
-        drop(merged);
         let mut changed = Vec::new();
         for n in folder.notes {
             if let Some(w) = &n.warning {

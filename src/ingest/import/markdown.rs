@@ -60,10 +60,6 @@ pub struct FileIssue {
 pub struct NoteFolder {
     /// The vault root the ids are relative to.
     pub root: PathBuf,
-    /// The source-id prefix of every note under the path imported (`doc:projects/`; `doc:`
-    /// for the whole vault; the note's own id for a single file): notes stored under it and
-    /// absent from `notes` have vanished from the folder.
-    pub scope: String,
     /// The notes, sorted by path.
     pub notes: Vec<Note>,
     /// Files skipped (never with `strict`), with their would-be ids so that a note that
@@ -137,12 +133,6 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
         let rel = abs_base.join(f.strip_prefix(base).unwrap_or(f));
         format!("doc:{}", rel.strip_prefix(&root).unwrap_or(&rel).to_string_lossy().replace('\\', "/"))
     };
-    let scope = if single {
-        id_of(path)
-    } else {
-        let rel = abs.strip_prefix(&root).unwrap_or(Path::new("")).to_string_lossy().replace('\\', "/");
-        if rel.is_empty() { "doc:".to_string() } else { format!("doc:{rel}/") }
-    };
     let mut files = Vec::new();
     let mut unlisted = Vec::new();
     if single {
@@ -151,7 +141,7 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
         collect(path, &mut files, &mut unlisted, opts.strict)?;
     }
     files.sort();
-    let mut out = NoteFolder { root: root.clone(), scope, notes: Vec::new(), skipped: Vec::new(), within: abs.clone() };
+    let mut out = NoteFolder { root: root.clone(), notes: Vec::new(), skipped: Vec::new(), within: abs.clone() };
     // A folder that could not be listed: its id prefix (ending in `/`) keeps every note
     // stored under it from counting as vanished.
     for (dir, reason) in unlisted {
