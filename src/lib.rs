@@ -109,7 +109,8 @@ pub mod internals {
     };
     pub use crate::retrieval::walk::analyse_query;
     pub use crate::store::{
-        DB_FILE, EntityReads, EntityRow, Fts5Baseline, NodeReads, NodeRow, RecallReads, Store, VectorReads,
+        BatchReads, DB_FILE, EntityReads, EntityRow, Fts5Baseline, NodeReads, NodeRow, RecallReads, Store, TopicReads,
+        VectorReads,
     };
     pub use crate::text::{Passage, PassageLimits, passages};
 }

@@ -49,6 +49,31 @@ pub struct SearchFilter {
     pub window_ms: Option<(i64, i64)>,
 }
 
+impl SearchFilter {
+    /// The scopes a node's tree may have: the gate narrowed to `source_id` (`None` = any,
+    /// empty = none). What the index filter matches on ([`IndexSearcher`]'s clauses).
+    fn allowed_scopes(&self) -> Option<BTreeSet<String>> {
+        match &self.source_id {
+            Some(src) if self.scopes.as_ref().is_some_and(|s| !s.contains(src)) => Some(BTreeSet::new()),
+            Some(src) => Some(BTreeSet::from([src.clone()])),
+            None => self.scopes.clone(),
+        }
+    }
+
+    /// The filter's scope, source and window conditions checked on a row: a node of
+    /// `tree_scope` whose envelope is `[start_ms, end_ms]`. The same conditions the index
+    /// applies (exact here, where the index widens the window by its dates' second), for
+    /// candidates that do not come through the index: the dense top, a window's nodes read
+    /// from the store. Levels and the source kind are the caller's to check (a row's level is
+    /// at hand, its tree's kind is not).
+    pub fn admits(&self, tree_scope: &str, start_ms: i64, end_ms: i64) -> bool {
+        // `allowed_scopes` as a test, without building the set per row.
+        self.scopes.as_ref().is_none_or(|s| s.contains(tree_scope))
+            && self.source_id.as_ref().is_none_or(|s| s == tree_scope)
+            && self.window_ms.is_none_or(|(a, b)| end_ms >= a && start_ms <= b)
+    }
+}
+
 /// A searcher over one commit of the index.
 pub struct IndexSearcher {
     searcher: Searcher,
@@ -122,14 +147,7 @@ impl IndexSearcher {
                 Bound::Unbounded,
             )))),
         }
-        let mut scopes: Option<BTreeSet<String>> = flt.scopes.clone();
-        if let Some(src) = &flt.source_id {
-            scopes = Some(match scopes {
-                Some(s) if !s.contains(src) => BTreeSet::new(),
-                _ => BTreeSet::from([src.clone()]),
-            });
-        }
-        if let Some(scopes) = scopes {
+        if let Some(scopes) = flt.allowed_scopes() {
             if scopes.is_empty() {
                 return None;
             }

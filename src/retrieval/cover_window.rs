@@ -1,7 +1,7 @@
 //! `cover_window`: the minimal node set covering a time window — the topmost summaries whose
 //! envelope lies wholly inside it, plus the in-window leaves no such summary covers.
 
-use super::hit::{QueryResponse, Scope, to_hit};
+use super::hit::{QueryResponse, Scope, to_hits};
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{NodeReads, NodeRow};
@@ -72,7 +72,7 @@ pub fn cover_window(mem: &MemoryReader, args: &CoverWindowArgs, scope: &Scope) -
         out.sort_by(|a, b| a.time_start_ms.cmp(&b.time_start_ms).then_with(|| a.node_id.cmp(&b.node_id)));
         out
     };
-    let hits = chosen.into_iter().map(|n| to_hit(mem, n, 1.0)).collect::<Result<Vec<_>>>()?;
+    let hits = to_hits(mem, chosen.into_iter().map(|n| (n, 1.0)))?;
     Ok(QueryResponse::new(hits, total))
 }
 

@@ -1,6 +1,6 @@
 //! `drill_down`: a node's descendants, breadth first, depth by depth.
 
-use super::hit::{QueryResponse, Scope, to_hit};
+use super::hit::{QueryResponse, Scope, to_hits};
 use super::rerank::{Fusion, rerank};
 use super::snippet::attach_snippets;
 use crate::error::Result;
@@ -55,9 +55,9 @@ pub fn drill_down(mem: &MemoryReader, args: &DrillDownArgs, scope: &Scope) -> Re
         }
         None => found.into_iter().take(args.limit).map(|(n, d)| (n, 1.0 / f64::from(d))).collect(),
     };
-    let mut hits = ranked.iter().map(|(n, s)| to_hit(mem, n, *s)).collect::<Result<Vec<_>>>()?;
+    let mut hits = to_hits(mem, ranked.iter().map(|(n, s)| (n, *s)))?;
     if let Some(q) = query {
-        attach_snippets(mem, q, &mut hits)?;
+        attach_snippets(&mem.index().searcher(), q, &mut hits)?;
     }
     Ok(QueryResponse::new(hits, total))
 }

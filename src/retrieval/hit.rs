@@ -4,10 +4,10 @@
 use super::snippet::Snippet;
 use crate::error::Result;
 use crate::reader::MemoryReader;
-use crate::store::{EntityReads, NodeReads, NodeRow, TopicReads};
-use crate::types::NodeKind;
+use crate::store::{BatchReads, NodeRow, TreeRow};
+use crate::types::{EntityId, NodeId, NodeKind, TreeId};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// The scope gate (SPEC §1): an allow-list of `tree_scope` values. `None` lets everything
 /// through; an empty set lets nothing through.
@@ -130,27 +130,72 @@ pub fn parse_rfc3339(s: &str) -> i64 {
     chrono::DateTime::parse_from_rfc3339(s).map_or(0, |t| t.timestamp_millis())
 }
 
-/// Turn a stored node into a hit (entities and topics read from the store).
-pub(crate) fn to_hit(mem: &MemoryReader, n: &NodeRow, score: f64) -> Result<RetrievalHit> {
-    let tree = mem.store().tree(&n.tree_id)?;
-    let (tree_kind, tree_scope) = tree.map(|t| (t.tree_kind, t.tree_scope)).unwrap_or_default();
-    Ok(RetrievalHit {
-        node_id: n.node_id.0.clone(),
-        node_kind: NodeKind::of_level(n.level),
-        tree_id: n.tree_id.0.clone(),
-        tree_kind,
-        tree_scope,
-        level: n.level,
-        content: n.content.clone(),
-        entities: mem.store().node_entities(&n.node_id)?.into_iter().map(|e| e.0).collect(),
-        topics: mem.store().topics(&n.node_id)?,
-        time_range_start: rfc3339(n.time_start_ms),
-        time_range_end: rfc3339(n.time_end_ms),
-        score,
-        child_ids: n.child_ids.iter().map(|c| c.0.clone()).collect(),
-        source_ref: n.source_ref.clone(),
-        snippet: None,
-        explain: None,
-        evidence: Vec::new(),
-    })
+/// What turning stored nodes into hits reads besides their rows (entities, topics, trees),
+/// read for all of them at once: three statements for a page of hits instead of three per
+/// hit. Walk also counts each hit's query entities from it (`rank::Coverage`).
+pub(crate) struct HitParts {
+    entities: HashMap<NodeId, Vec<EntityId>>,
+    topics: HashMap<NodeId, Vec<String>>,
+    trees: HashMap<TreeId, TreeRow>,
+}
+
+impl HitParts {
+    /// The parts of `nodes`' hits.
+    pub(crate) fn read<'a>(mem: &MemoryReader, nodes: impl IntoIterator<Item = &'a NodeRow>) -> Result<HitParts> {
+        let mut ids = Vec::new();
+        let mut trees = BTreeSet::new();
+        for n in nodes {
+            ids.push(n.node_id.clone());
+            trees.insert(n.tree_id.clone());
+        }
+        let store = mem.store();
+        Ok(HitParts {
+            entities: store.entities_of_nodes(&ids)?,
+            topics: store.topics_of_nodes(&ids)?,
+            trees: store
+                .trees_by_id(&trees.into_iter().collect::<Vec<_>>())?
+                .into_iter()
+                .map(|t| (t.tree_id.clone(), t))
+                .collect(),
+        })
+    }
+
+    /// The entities on `id`, sorted (empty for a node [`Self::read`] was not given).
+    pub(crate) fn entities(&self, id: &NodeId) -> &[EntityId] {
+        self.entities.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// `n` as a hit with `score`.
+    pub(crate) fn hit(&self, n: &NodeRow, score: f64) -> RetrievalHit {
+        let (tree_kind, tree_scope) =
+            self.trees.get(&n.tree_id).map(|t| (t.tree_kind.clone(), t.tree_scope.clone())).unwrap_or_default();
+        RetrievalHit {
+            node_id: n.node_id.0.clone(),
+            node_kind: NodeKind::of_level(n.level),
+            tree_id: n.tree_id.0.clone(),
+            tree_kind,
+            tree_scope,
+            level: n.level,
+            content: n.content.clone(),
+            entities: self.entities(&n.node_id).iter().map(|e| e.0.clone()).collect(),
+            topics: self.topics.get(&n.node_id).cloned().unwrap_or_default(),
+            time_range_start: rfc3339(n.time_start_ms),
+            time_range_end: rfc3339(n.time_end_ms),
+            score,
+            child_ids: n.child_ids.iter().map(|c| c.0.clone()).collect(),
+            source_ref: n.source_ref.clone(),
+            snippet: None,
+            explain: None,
+            evidence: Vec::new(),
+        }
+    }
+}
+
+/// Stored nodes as hits, each with its score, in the order given.
+pub(crate) fn to_hits<'a>(
+    mem: &MemoryReader,
+    nodes: impl IntoIterator<Item = (&'a NodeRow, f64)> + Clone,
+) -> Result<Vec<RetrievalHit>> {
+    let parts = HitParts::read(mem, nodes.clone().into_iter().map(|(n, _)| n))?;
+    Ok(nodes.into_iter().map(|(n, s)| parts.hit(n, s)).collect())
 }

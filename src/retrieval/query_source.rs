@@ -1,7 +1,7 @@
 //! `query_source`: the summaries (and not-yet-sealed leaves) of the selected sources, newest
 //! first or reranked by similarity to a query.
 
-use super::hit::{QueryResponse, Scope, to_hit};
+use super::hit::{QueryResponse, Scope, to_hits};
 use super::rerank::{Fusion, rerank};
 use super::snippet::attach_snippets;
 use crate::error::Result;
@@ -69,12 +69,10 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
         }
     };
     let ids: Vec<NodeId> = ranked.iter().map(|r| r.0.clone()).collect();
-    let mut rows: HashMap<NodeId, NodeRow> =
-        mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
-    let mut hits =
-        ranked.iter().filter_map(|(id, s)| rows.remove(id).map(|n| to_hit(mem, &n, *s))).collect::<Result<Vec<_>>>()?;
+    let rows: HashMap<NodeId, NodeRow> = mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
+    let mut hits = to_hits(mem, ranked.iter().filter_map(|(id, s)| rows.get(id).map(|n| (n, *s))))?;
     if let Some(q) = query {
-        attach_snippets(mem, q, &mut hits)?;
+        attach_snippets(&mem.index().searcher(), q, &mut hits)?;
     }
     Ok(QueryResponse::new(hits, total))
 }

@@ -10,7 +10,6 @@
 use super::hit::RetrievalHit;
 use crate::error::Result;
 use crate::index::IndexSearcher;
-use crate::reader::MemoryReader;
 use crate::text::{PassageLimits, content_words, passages};
 use crate::types::NodeKind;
 use serde::{Deserialize, Serialize};
@@ -93,14 +92,13 @@ impl SnippetQuery {
 /// Give each leaf hit of `hits` whose content is longer than one passage the passage that
 /// best matches `query`. Summaries get none. Reads nothing from the store: the content is
 /// in the hit.
-pub(crate) fn attach_snippets(mem: &MemoryReader, query: &str, hits: &mut [RetrievalHit]) -> Result<()> {
+pub(crate) fn attach_snippets(searcher: &IndexSearcher, query: &str, hits: &mut [RetrievalHit]) -> Result<()> {
     if !hits.iter().any(|h| h.node_kind == NodeKind::Leaf) {
         return Ok(());
     }
-    let searcher = mem.index().searcher();
-    let q = SnippetQuery::new(&searcher, query)?;
+    let q = SnippetQuery::new(searcher, query)?;
     for h in hits.iter_mut().filter(|h| h.node_kind == NodeKind::Leaf) {
-        h.snippet = q.choose(&searcher, &h.content);
+        h.snippet = q.choose(searcher, &h.content);
     }
     Ok(())
 }

@@ -5,10 +5,12 @@
 //! is ~10k candidate rows and ~4k parents; one prepared statement per id spent most of its
 //! time stepping statements and decoding content that only the few returned hits show.
 
-use super::{NodeRow, Reader, json_list};
+use super::nodes::tree_from_row;
+use super::{NodeRow, Reader, TreeRow, json_list};
 use crate::error::Result;
-use crate::types::{NodeId, TreeId};
+use crate::types::{EntityId, NodeId, TreeId};
 use rusqlite::params;
+use std::collections::HashMap;
 
 /// The columns of a node that scoring needs (no content, participants, tags or children).
 #[derive(Debug, Clone, PartialEq)]
@@ -177,6 +179,47 @@ pub trait BatchReads: Reader {
             "SELECT node_id FROM nodes WHERE tree_id = ?1 AND level = ?2 AND parent_id IS NULL ORDER BY seq",
         )?;
         let rows = stmt.query_map(params![tree.as_str(), level], |r| Ok(NodeId(r.get(0)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The entities on each of several nodes, each node's sorted by id (as
+    /// `EntityReads::node_entities` gives one node's); a node without any is absent.
+    fn entities_of_nodes(&self, ids: &[NodeId]) -> Result<HashMap<NodeId, Vec<EntityId>>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT n.node_id, e.entity_id FROM nodes n \
+             JOIN node_entities ne ON ne.node_key = n.node_key JOIN entities e ON e.entity_key = ne.entity_key \
+             WHERE n.node_id IN (SELECT value FROM json_each(?1)) ORDER BY e.entity_id",
+        )?;
+        let mut out: HashMap<NodeId, Vec<EntityId>> = HashMap::new();
+        let mut rows = stmt.query([id_array(ids)?])?;
+        while let Some(r) = rows.next()? {
+            out.entry(NodeId(r.get(0)?)).or_default().push(EntityId(r.get(1)?));
+        }
+        Ok(out)
+    }
+
+    /// The topics of each of several nodes, each node's sorted (as `TopicReads::topics`
+    /// gives one node's); a node without any is absent.
+    fn topics_of_nodes(&self, ids: &[NodeId]) -> Result<HashMap<NodeId, Vec<String>>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT node_id, topic FROM node_topics WHERE node_id IN (SELECT value FROM json_each(?1)) ORDER BY topic",
+        )?;
+        let mut out: HashMap<NodeId, Vec<String>> = HashMap::new();
+        let mut rows = stmt.query([id_array(ids)?])?;
+        while let Some(r) = rows.next()? {
+            out.entry(NodeId(r.get(0)?)).or_default().push(r.get(1)?);
+        }
+        Ok(out)
+    }
+
+    /// Several trees by id, in no particular order; unknown ids are skipped.
+    fn trees_by_id(&self, ids: &[TreeId]) -> Result<Vec<TreeRow>> {
+        let ids = serde_json::to_string(&ids.iter().map(|i| i.as_str()).collect::<Vec<_>>())?;
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT tree_id, tree_kind, tree_scope, source_kind FROM trees \
+             WHERE tree_id IN (SELECT value FROM json_each(?1))",
+        )?;
+        let rows = stmt.query_map([ids], tree_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 }

@@ -154,7 +154,7 @@ fn node_from_row(r: &Row<'_>) -> rusqlite::Result<NodeRow> {
     })
 }
 
-fn tree_from_row(r: &Row<'_>) -> rusqlite::Result<TreeRow> {
+pub(super) fn tree_from_row(r: &Row<'_>) -> rusqlite::Result<TreeRow> {
     let kind: String = r.get(3)?;
     Ok(TreeRow {
         tree_id: TreeId(r.get(0)?),

@@ -371,3 +371,75 @@ fn a_note_without_its_vector_yet_is_ranked_by_its_words() {
         assert!(h["explain"]["signals"]["dense"].as_f64().unwrap() < 1.0, "{h:#}");
     }
 }
+
+/// The batched reads walk builds its hits from give each node what the one-node reads give,
+/// and a node without entities or topics is simply absent.
+#[test]
+fn batched_hit_reads_agree_with_single_reads() {
+    use memtree::internals::{BatchReads, EntityReads, NodeReads, TopicReads};
+    let (_fx, mem) = store();
+    let store = mem.as_reader().store();
+    let mut rows = Vec::new();
+    store
+        .for_each_node(|n| {
+            rows.push(n);
+            Ok(())
+        })
+        .unwrap();
+    let ids: Vec<_> = rows.iter().map(|n| n.node_id.clone()).collect();
+    assert!(rows.iter().any(|n| n.level > 0), "the fixture seals summaries");
+    let entities = store.entities_of_nodes(&ids).unwrap();
+    let topics = store.topics_of_nodes(&ids).unwrap();
+    let mut with_topics = 0;
+    for id in &ids {
+        assert_eq!(entities.get(id).cloned().unwrap_or_default(), store.node_entities(id).unwrap(), "{id:?}");
+        let t = store.topics(id).unwrap();
+        with_topics += usize::from(!t.is_empty());
+        assert_eq!(topics.get(id).cloned().unwrap_or_default(), t, "{id:?}");
+    }
+    assert!(entities.values().all(|e| !e.is_empty()) && with_topics > 0);
+    let trees: Vec<_> = rows.iter().map(|n| n.tree_id.clone()).collect();
+    let mut got: Vec<_> = store.trees_by_id(&trees).unwrap().into_iter().map(|t| t.tree_id).collect();
+    got.sort();
+    assert_eq!(got, store.trees().unwrap().into_iter().map(|t| t.tree_id).collect::<Vec<_>>());
+}
+
+/// The row check walk applies to candidates that do not come through the index agrees with
+/// the index's own filter, for the gate, a source and a window.
+#[test]
+fn the_row_filter_agrees_with_the_index_filter() {
+    use memtree::internals::{NodeReads, SearchFilter};
+    use std::collections::BTreeSet;
+    let (_fx, mem) = store();
+    let reader = mem.as_reader();
+    let mut rows = Vec::new();
+    reader
+        .store()
+        .for_each_node(|n| {
+            rows.push(n);
+            Ok(())
+        })
+        .unwrap();
+    let searcher = reader.index().searcher();
+    let gate = |s: &[&str]| Some(s.iter().map(|x| x.to_string()).collect::<BTreeSet<_>>());
+    let filters = [
+        SearchFilter::default(),
+        SearchFilter { scopes: gate(&["slack:#lab"]), ..SearchFilter::default() },
+        SearchFilter { scopes: gate(&[]), ..SearchFilter::default() },
+        SearchFilter { source_id: Some("slack:#eng".into()), ..SearchFilter::default() },
+        SearchFilter { scopes: gate(&["slack:#lab"]), source_id: Some("slack:#eng".into()), ..SearchFilter::default() },
+        SearchFilter { window_ms: Some((T0 + 3 * MIN, T0 + 9 * MIN)), ..SearchFilter::default() },
+        SearchFilter { window_ms: Some((T0 + 4 * HOUR, T0 + 6 * HOUR)), ..SearchFilter::default() },
+    ];
+    for flt in &filters {
+        let (mut by_index, _) = searcher.filtered(flt, 10_000).unwrap();
+        by_index.sort();
+        let mut by_row: Vec<_> = rows
+            .iter()
+            .filter(|n| flt.admits(n.tree_id.scope(), n.time_start_ms, n.time_end_ms))
+            .map(|n| n.node_id.clone())
+            .collect();
+        by_row.sort();
+        assert_eq!(by_index, by_row, "{flt:?}");
+    }
+}

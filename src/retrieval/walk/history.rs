@@ -4,7 +4,7 @@
 //! with the leaves under it that are its evidence.
 //!
 //! Which sessions: the scorer ranks leaves for the question's topic (the question without
-//! the words that frame it as a history question, [`history_topic`]), weighting each leaf by
+//! the words that frame it as a history question, `intent::history_topic`), weighting each leaf by
 //! its session rather than by its neighbouring turns (`WalkParams::for_history`); sessions
 //! are taken in the order of their best person's message (what the person brought up; any
 //! leaf when the question asks what the assistant said). Their evidence: for an order
@@ -20,7 +20,6 @@ use super::rank::Ranked;
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{BatchReads, NodeBrief};
-use crate::text::words;
 use crate::types::NodeId;
 use std::collections::{HashMap, HashSet};
 
@@ -33,151 +32,6 @@ pub struct Session {
     pub evidence: Vec<Ranked>,
     /// When the session began (its first evidence leaf's start, or the summary's).
     pub start_ms: i64,
-}
-
-/// True when `question` asks for a summary or a recap.
-pub fn asks_for_summary(question: &str) -> bool {
-    // Only the words that ask for one. "How have my goals evolved from … to …?" reads as a
-    // history too, but on BEAM dev taking such questions in cost a multi-session question
-    // (R@10 62.2 → 60.2) and an information question ("how did you recommend … steady
-    // progress"): measured and left out (BENCHMARKS.md, "History over the tree").
-    words(question).any(|w| {
-        matches!(
-            w.as_str(),
-            "summary" | "summarise" | "summarize" | "summarising" | "summarizing" | "recap" | "overview"
-        )
-    })
-}
-
-/// Words that only frame a question about a history: how it asks for the order or the
-/// overview ("list the order in which I brought up different aspects of … throughout our
-/// conversations", "give me a comprehensive summary of how … progressed over time"), not
-/// what the history is of. Left in, they match every message that says "order", "list" or
-/// "aspects", and they pull the question's vector towards lists and overviews in general.
-const HISTORY_FRAMING: &[&str] = &[
-    "list",
-    "order",
-    "ordered",
-    "orders",
-    "chronological",
-    "chronologically",
-    "timeline",
-    "brought",
-    "bring",
-    "bringing",
-    "mention",
-    "mentioned",
-    "mentioning",
-    "different",
-    "various",
-    "aspects",
-    "aspect",
-    "items",
-    "item",
-    "only",
-    "throughout",
-    "across",
-    "conversations",
-    "conversation",
-    "discussions",
-    "discussion",
-    "chats",
-    "talks",
-    "walk",
-    "through",
-    "summary",
-    "summarise",
-    "summarize",
-    "summarising",
-    "summarizing",
-    "recap",
-    "overview",
-    "comprehensive",
-    "complete",
-    "clear",
-    "brief",
-    "give",
-    "provide",
-    "tell",
-    "can",
-    "could",
-    "you",
-    "over",
-    "time",
-    "progressed",
-    "progress",
-    "developed",
-    "evolved",
-    "changed",
-    "including",
-    "key",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "first",
-    "then",
-    "later",
-    "past",
-    "few",
-    "months",
-    "weeks",
-    "our",
-    "we've",
-    "i've",
-    "what",
-    "how",
-    "which",
-    "in",
-    "the",
-    "of",
-    "and",
-    "me",
-    "a",
-    "an",
-    "to",
-    "have",
-    "has",
-    "had",
-    "did",
-    "do",
-    "i",
-    "my",
-    "us",
-    "up",
-];
-
-/// What a history question is about: `question` without the words that frame it as one
-/// ([`HISTORY_FRAMING`]), in its own order; `None` when nothing would remain.
-pub fn history_topic(question: &str) -> Option<String> {
-    let kept: Vec<String> = words(question).filter(|w| !HISTORY_FRAMING.contains(&w.as_str())).collect();
-    (!kept.is_empty()).then(|| kept.join(" "))
-}
-
-/// True when `question` asks in what order things happened or were brought up: "in
-/// what/which order", "the order in which", "chronological order", "chronologically",
-/// "timeline". Narrow on purpose: "what did I order in Lisbon?" is not such a question.
-pub fn asks_for_order(question: &str) -> bool {
-    let w: Vec<String> = words(question).collect();
-    let order = w.windows(3).any(|p| {
-        (p[0] == "in" && matches!(p[1].as_str(), "what" | "which") && p[2] == "order")
-            || (p[0] == "order" && p[1] == "in" && p[2] == "which")
-    }) || w.windows(2).any(|p| p[0] == "chronological" && p[1] == "order")
-        // "list in order how I brought up …", "walk me through, in order, …": "in order"
-        // with a verb of listing, and not "in order to/for/that" (a purpose).
-        || (w.iter().any(|x| matches!(x.as_str(), "list" | "walk" | "sequence" | "rank"))
-            && w.iter().enumerate().any(|(i, x)| {
-                x == "in"
-                    && w.get(i + 1).is_some_and(|n| n == "order")
-                    && !w.get(i + 2).is_some_and(|n| matches!(n.as_str(), "to" | "for" | "that"))
-            }));
-    order || w.iter().any(|x| matches!(x.as_str(), "chronologically" | "timeline"))
 }
 
 /// What a history question asks of each session.
@@ -242,32 +96,26 @@ pub fn over_sessions(mem: &MemoryReader, ranked: Vec<Ranked>, limit: usize, ask:
 }
 
 /// For each person's message in `heads`, the assistant's reply to it: the next leaf under
-/// the same parent, when that is the assistant's.
+/// the same parent (the scorer found it with the message's neighbours), when that is the
+/// assistant's.
 fn replies_to(
     mem: &MemoryReader,
     heads: &[NodeId],
     by_id: &HashMap<NodeId, Ranked>,
 ) -> Result<HashMap<NodeId, NodeBrief>> {
-    let parents: Vec<NodeId> =
-        heads.iter().filter_map(|id| by_id.get(id)).filter_map(|r| r.scored.node.parent_id.clone()).collect();
-    let wanted: HashSet<&str> = heads.iter().map(|id| id.as_str()).collect();
-    let mut next: HashMap<NodeId, NodeId> = HashMap::new();
-    mem.store().for_each_child_list(&parents, |_, children| {
-        for pair in children.windows(2) {
-            if wanted.contains(pair[0]) {
-                next.insert(NodeId(pair[0].to_string()), NodeId(pair[1].to_string()));
-            }
-        }
-        Ok(())
-    })?;
+    let next: Vec<(&NodeId, &NodeId)> = heads
+        .iter()
+        .filter_map(|id| by_id.get(id))
+        .filter_map(|r| r.scored.next.as_ref().map(|n| (&r.scored.node.node_id, n)))
+        .collect();
     let briefs: HashMap<NodeId, NodeBrief> = mem
         .store()
-        .node_briefs(&next.values().cloned().collect::<Vec<_>>())?
+        .node_briefs(&next.iter().map(|(_, r)| (*r).clone()).collect::<Vec<_>>())?
         .into_iter()
         .filter(|n| n.assistant && n.is_leaf())
         .map(|n| (n.node_id.clone(), n))
         .collect();
-    Ok(next.into_iter().filter_map(|(m, r)| briefs.get(&r).map(|b| (m, b.clone()))).collect())
+    Ok(next.into_iter().filter_map(|(m, r)| briefs.get(r).map(|b| (m.clone(), b.clone()))).collect())
 }
 
 /// The reply as evidence: its own scored row when the scorer saw it, else the row read for
@@ -277,6 +125,7 @@ fn reply_of(message: &Ranked, node: NodeBrief, scored: Option<Ranked>) -> Ranked
     use super::score::Scored;
     let s = scored.map(|r| r.scored).unwrap_or(Scored {
         node,
+        next: None,
         score: message.score,
         lexical: 0.0,
         dense: 0.0,
@@ -286,67 +135,4 @@ fn reply_of(message: &Ranked, node: NodeBrief, scored: Option<Ranked>) -> Ranked
     let mut r = Ranked::new(s, None, Origin::Reply);
     r.score = message.score;
     r
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{asks_for_order, asks_for_summary, history_topic};
-
-    #[test]
-    fn summary_questions() {
-        for q in ["Can you give me a comprehensive summary of how my budget tracker progressed?", "Recap the launch"] {
-            assert!(asks_for_summary(q), "{q}");
-        }
-        for q in [
-            "How often does Melanie go to the beach?",
-            "What did Jon say about Gina's progress with her store?",
-            "How did you recommend structuring my writing?",
-            "How much progress have we made on the edits?",
-            "How did you recommend structuring my writing process to keep steady progress?",
-        ] {
-            assert!(!asks_for_summary(q), "{q}");
-        }
-    }
-
-    #[test]
-    fn the_topic_of_a_history_question() {
-        let t = |q: &str| history_topic(q).unwrap_or_default();
-        assert_eq!(
-            t(
-                "Can you list the order in which I brought up different aspects of developing my personal budget tracker throughout our conversations, in order? Mention ONLY and ONLY three items."
-            ),
-            "developing personal budget tracker"
-        );
-        assert_eq!(
-            t("Can you give me a comprehensive summary of how my weather app project has progressed?"),
-            "weather app project"
-        );
-        assert_eq!(history_topic("in what order?"), None);
-    }
-
-    #[test]
-    fn order_questions() {
-        for q in [
-            "Can you list the order in which I brought up different aspects of my tracker?",
-            "In what order did I mention the three bugs?",
-            "Give me a timeline of the launch",
-            "List my trips in chronological order",
-            "Can you list in order how I brought up different aspects of my research?",
-        ] {
-            assert!(asks_for_order(q), "{q}");
-        }
-        for q in [
-            "What did I order for dinner?",
-            "What did I order in Lisbon?",
-            "When did the order ship?",
-            "What is the order of operations in this formula?",
-            "What DNA sequence did I paste?",
-            "When does my first sprint end?",
-            "Summarise my project",
-            "List what I did in order to fix the build",
-            "Is my kitchen in order?",
-        ] {
-            assert!(!asks_for_order(q), "{q}");
-        }
-    }
 }

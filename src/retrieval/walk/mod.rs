@@ -4,10 +4,10 @@
 //! its leaves (`rank`); `params` holds the scorer's weights and the `spec_baseline` preset.
 
 mod history;
+mod intent;
 mod params;
 mod query;
 mod rank;
-mod role;
 mod router;
 mod score;
 pub(crate) mod spec;
@@ -16,7 +16,7 @@ mod timeline;
 
 pub use params::{Ordering, PRESETS, WalkParams};
 pub use query::{QueryAnalysis, analyse_query};
-pub use rank::Origin;
-pub use router::{Branch, WalkArgs, WalkCandidates, walk, walk_candidates};
+pub use rank::{Branch, Origin};
+pub use router::{WalkArgs, WalkCandidates, walk, walk_candidates};
 pub use score::{CandidateSignals, replay};
 pub use time::{TimeReading, mentions_time_within, read_time, time_window};

@@ -2,6 +2,7 @@
 //! possessive-insensitive), its content words (stop and wh-words removed), the time it
 //! names, and whether it asks about nothing but that time.
 
+use super::intent;
 use crate::entities::ExtractOptions;
 use crate::reader::MemoryReader;
 use crate::text::content_words;
@@ -85,6 +86,14 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     if dense.trim().is_empty() {
         dense = q.to_string();
     }
+    let (asks_order, asks_summary) = (intent::asks_for_order(q), intent::asks_for_summary(q));
+    // A history question is searched for what its history is of, not for how it asks.
+    if (asks_order || asks_summary)
+        && let Some(topic) = intent::history_topic(q)
+    {
+        lexical = topic;
+        dense = intent::history_topic(&dense).unwrap_or(dense);
+    }
     QueryAnalysis {
         entities,
         people,
@@ -93,9 +102,9 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         window: time.window,
         time_note: time.note,
         time_only,
-        asks_assistant: super::role::asks_for_assistant(q),
-        asks_order: super::history::asks_for_order(q),
-        asks_summary: super::history::asks_for_summary(q),
+        asks_assistant: intent::asks_for_assistant(q),
+        asks_order,
+        asks_summary,
     }
 }
 

@@ -3,18 +3,29 @@
 //! hit carries in `explain.from`.
 
 use super::params::Ordering;
-use super::router::Branch;
 use super::score::Scored;
 use crate::error::Result;
 use crate::reader::MemoryReader;
-use crate::store::EntityReads;
-use crate::types::NodeId;
+use crate::store::BatchReads;
+use crate::types::{EntityId, NodeId};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashSet};
 
 /// The occurrence-ranked global branch takes the scorer's top `OCCURRENCE_POOL × k`
 /// (SPEC §5: "the dense top `2k`").
 const OCCURRENCE_POOL: usize = 2;
+
+/// Which branch answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Branch {
+    /// No query entity.
+    Global,
+    /// Entities, but no related pair.
+    OccurrenceGlobal,
+    /// Related pairs: intersection of posting lists.
+    Local,
+}
 
 /// Where a hit came from, as `explain.from` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -59,24 +70,31 @@ impl Ranked {
     }
 }
 
-/// The number of query entities a leaf mentions: one store read per leaf.
+/// The number of query entities a leaf mentions.
 pub struct Coverage<'a> {
     mem: &'a MemoryReader,
-    query_entities: BTreeSet<&'a str>,
+    query_entities: BTreeSet<&'a EntityId>,
 }
 
 impl<'a> Coverage<'a> {
-    pub fn new(mem: &'a MemoryReader, query_entities: impl IntoIterator<Item = &'a str>) -> Self {
-        Coverage { mem, query_entities: query_entities.into_iter().collect() }
+    pub fn new(mem: &'a MemoryReader, query_entities: &'a [EntityId]) -> Self {
+        Coverage { mem, query_entities: query_entities.iter().collect() }
     }
 
-    /// How many query entities `s` mentions (0 without any, no read).
-    pub fn of(&self, s: &Scored) -> Result<usize> {
+    /// How many query entities `entities` (a leaf's) holds.
+    pub fn count(&self, entities: &[EntityId]) -> usize {
+        entities.iter().filter(|e| self.query_entities.contains(e)).count()
+    }
+
+    /// How many query entities each of `scored` mentions: one batch read (none without any
+    /// query entity: then every count is 0).
+    fn of_all<'s>(&self, scored: impl Iterator<Item = &'s Scored>) -> Result<Vec<usize>> {
+        let ids: Vec<NodeId> = scored.map(|s| s.node.node_id.clone()).collect();
         if self.query_entities.is_empty() {
-            return Ok(0);
+            return Ok(vec![0; ids.len()]);
         }
-        let entities = self.mem.store().node_entities(&s.node.node_id)?;
-        Ok(entities.iter().filter(|e| self.query_entities.contains(e.as_str())).count())
+        let entities = self.mem.store().entities_of_nodes(&ids)?;
+        Ok(ids.iter().map(|id| entities.get(id).map_or(0, |e| self.count(e))).collect())
     }
 }
 
@@ -116,11 +134,11 @@ pub fn rank(
 /// The scorer's top `2k`, stably reordered by query-entity coverage under SPEC §5's
 /// ordering (`reorder`), else kept in the fused order.
 fn occurrence_pool(scored: Vec<Scored>, k: usize, reorder: bool, coverage: &Coverage<'_>) -> Result<Vec<Ranked>> {
-    let mut top = Vec::new();
-    for s in scored.into_iter().take(OCCURRENCE_POOL * k) {
-        let c = if reorder { Some(coverage.of(&s)?) } else { None };
-        top.push(Ranked::new(s, c, Origin::OccurrenceGlobal));
-    }
+    let pool: Vec<Scored> = scored.into_iter().take(OCCURRENCE_POOL * k).collect();
+    let counts =
+        if reorder { coverage.of_all(pool.iter())?.into_iter().map(Some).collect() } else { vec![None; pool.len()] };
+    let mut top: Vec<Ranked> =
+        pool.into_iter().zip(counts).map(|(s, c)| Ranked::new(s, c, Origin::OccurrenceGlobal)).collect();
     if reorder {
         top.sort_by_key(|r| std::cmp::Reverse(r.coverage));
     }
@@ -134,8 +152,8 @@ fn local_coverage_first(scored: Vec<Scored>, local: &[NodeId], coverage: &Covera
     let (inside, outside): (Vec<Scored>, Vec<Scored>) =
         scored.into_iter().partition(|s| local.contains(&s.node.node_id));
     let mut ranked = Vec::with_capacity(inside.len() + outside.len());
-    for s in inside {
-        let c = coverage.of(&s)?;
+    let counts = coverage.of_all(inside.iter())?;
+    for (s, c) in inside.into_iter().zip(counts) {
         let mut r = Ranked::new(s, Some(c), Origin::Local);
         r.score = c as f64 + r.scored.score;
         ranked.push(r);

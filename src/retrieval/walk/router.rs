@@ -6,14 +6,14 @@
 use super::history;
 use super::params::WalkParams;
 use super::query::{QueryAnalysis, analyse_query};
-use super::rank::{Coverage, Ranked, rank};
+use super::rank::{Branch, Coverage, Ranked, rank};
 use super::score::{CandidateSignals, candidate_signals, score_leaves};
 use super::timeline::timeline;
 use crate::error::{Error, Result};
 use crate::graph::related_pairs;
 use crate::index::{IndexSearcher, LevelFilter, NodeDoc, SearchFilter};
 use crate::reader::MemoryReader;
-use crate::retrieval::hit::{QueryResponse, RetrievalHit, Scope, to_hit};
+use crate::retrieval::hit::{HitParts, QueryResponse, RetrievalHit, Scope};
 use crate::retrieval::snippet::attach_snippets;
 use crate::store::{NodeReads, NodeRow};
 use crate::types::{EntityId, NodeId};
@@ -47,18 +47,6 @@ impl WalkArgs {
     }
 }
 
-/// Which branch answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Branch {
-    /// No query entity.
-    Global,
-    /// Entities, but no related pair.
-    OccurrenceGlobal,
-    /// Related pairs: intersection of posting lists.
-    Local,
-}
-
 /// The router's decision: the branch, the local intersection (empty unless local) and the
 /// hop bound it was found within.
 struct Route {
@@ -75,14 +63,17 @@ struct Route {
 /// (`RetrievalHit::evidence`, at most `limit` leaves in all), and the response's `explain`
 /// says `"history"`.
 pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryResponse> {
-    let (qa, flt, route) = prepare(mem, args, scope)?;
+    // One searcher, one commit of the index, for every index read of the walk: the route's
+    // posting lists, the scorer's BM25, the snippets' term weights.
+    let searcher = mem.index().searcher();
+    let (qa, flt, route) = prepare(mem, &searcher, args, scope)?;
     let mut time = TimeExplain::new(&qa, &flt);
     if time.disjoint {
         return Ok(time.attach(QueryResponse::new(Vec::new(), 0)));
     }
     if qa.time_only {
         let response = match flt.window_ms {
-            Some(w) => timeline_response(mem, &qa, w, &flt, args.limit)?,
+            Some(w) => timeline_response(mem, &searcher, &qa, w, &flt, args.limit)?,
             // "What happened on February 30?": no day to answer from, and no topic either.
             None => QueryResponse::new(Vec::new(), 0),
         };
@@ -91,17 +82,20 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     // A question about a history weighs each leaf by its session (`history.rs`).
     let history = qa.asks_order || qa.asks_summary;
     let params = if history { args.params.for_history() } else { args.params };
-    let scored = score_leaves(mem, &qa, &flt, &params, &route.local)?;
-    let coverage = Coverage::new(mem, qa.entities.iter().map(|e| e.as_str()));
+    let scored = score_leaves(mem, &searcher, &qa, &flt, &params, &route.local)?;
+    let coverage = Coverage::new(mem, &qa.entities);
     let mut ranked = rank(route.branch, scored, &route.local, args.limit, args.params.ordering, &coverage)?;
     if history {
-        let response = history_response(mem, &qa, &route, ranked, args.limit, &coverage)?;
+        let response = history_response(mem, &searcher, &qa, &route, ranked, args.limit, &coverage)?;
         return Ok(time.attach(response));
     }
     let total = ranked.len();
     ranked.truncate(args.limit);
-    let mut hits = to_hits(mem, &qa, &route, ranked, &coverage)?;
-    attach_snippets(mem, &qa.lexical, &mut hits)?;
+    let ids: Vec<NodeId> = ranked.iter().map(|r| r.scored.node.node_id.clone()).collect();
+    let rows = HitRows::read(mem, &ids)?;
+    let mut hits =
+        ranked.into_iter().map(|r| leaf_hit(&rows, &qa, &route, r, &coverage)).collect::<Result<Vec<_>>>()?;
+    attach_snippets(&searcher, &qa.lexical, &mut hits)?;
     Ok(time.attach(QueryResponse::new(hits, total)))
 }
 
@@ -160,6 +154,7 @@ impl TimeExplain {
 /// summary hit's `score` is its best leaf's; `explain.from` is `session`.
 fn history_response(
     mem: &MemoryReader,
+    searcher: &IndexSearcher,
     qa: &QueryAnalysis,
     route: &Route,
     ranked: Vec<Ranked>,
@@ -169,21 +164,34 @@ fn history_response(
     let total = ranked.len();
     let ask = history::Ask { summary: qa.asks_summary, assistant: qa.asks_assistant };
     let sessions = history::over_sessions(mem, ranked, limit, ask)?;
-    let ids: Vec<NodeId> = sessions.iter().filter_map(|s| s.summary.clone()).collect();
-    let mut rows: HashMap<NodeId, NodeRow> =
-        mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
-    let mut hits = Vec::with_capacity(sessions.len());
-    let mut leaves = 0;
+    // Every node the answer shows, summaries and evidence, read in one batch.
+    let ids: Vec<NodeId> = sessions
+        .iter()
+        .flat_map(|s| s.summary.iter().cloned().chain(s.evidence.iter().map(|r| r.scored.node.node_id.clone())))
+        .collect();
+    let rows = HitRows::read(mem, &ids)?;
+    // The evidence hits of all sessions, snippets chosen in one pass, then dealt back.
+    let mut sizes = Vec::with_capacity(sessions.len());
+    let mut heads = Vec::with_capacity(sessions.len());
+    let mut leaves = Vec::new();
     for s in sessions {
-        let score = s.evidence.first().map_or(0.0, |r| r.score);
-        let mut evidence = to_hits(mem, qa, route, s.evidence, coverage)?;
-        attach_snippets(mem, &qa.lexical, &mut evidence)?;
-        leaves += evidence.len();
-        let Some(node) = s.summary.and_then(|id| rows.remove(&id)) else {
+        heads.push((s.summary, s.evidence.first().map_or(0.0, |r| r.score)));
+        sizes.push(s.evidence.len());
+        for r in s.evidence {
+            leaves.push(leaf_hit(&rows, qa, route, r, coverage)?);
+        }
+    }
+    attach_snippets(searcher, &qa.lexical, &mut leaves)?;
+    let evidence_leaves = leaves.len();
+    let mut leaves = leaves.into_iter();
+    let mut hits = Vec::with_capacity(heads.len());
+    for ((summary, score), n) in heads.into_iter().zip(sizes) {
+        let evidence: Vec<RetrievalHit> = leaves.by_ref().take(n).collect();
+        let Some(node) = summary.as_ref().and_then(|id| rows.rows.get(id)) else {
             hits.extend(evidence);
             continue;
         };
-        let mut h = to_hit(mem, &node, score)?;
+        let mut h = rows.parts.hit(node, score);
         h.explain = Some(json!({"branch": "history", "from": "session", "evidence": evidence.len()}));
         h.evidence = evidence;
         hits.push(h);
@@ -192,7 +200,7 @@ fn history_response(
     r.explain = Some(json!({
         "history": if qa.asks_summary { "summary" } else { "order" },
         "order": "time",
-        "evidence_leaves": leaves,
+        "evidence_leaves": evidence_leaves,
     }));
     Ok(r)
 }
@@ -201,6 +209,7 @@ fn history_response(
 /// leaves, then the rest in time order; `score` falls with the position (1 for the first).
 fn timeline_response(
     mem: &MemoryReader,
+    searcher: &IndexSearcher,
     qa: &QueryAnalysis,
     window: (i64, i64),
     flt: &SearchFilter,
@@ -208,16 +217,11 @@ fn timeline_response(
 ) -> Result<QueryResponse> {
     let (chosen, total) = timeline(mem, window, flt, limit)?;
     let ids: Vec<NodeId> = chosen.iter().map(|c| c.node_id.clone()).collect();
-    let mut rows: HashMap<NodeId, NodeRow> =
-        mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
+    let rows = HitRows::read(mem, &ids)?;
     let n = chosen.len().max(1) as f64;
     let mut hits = Vec::with_capacity(chosen.len());
     for (i, c) in chosen.into_iter().enumerate() {
-        let node = rows.remove(&c.node_id).ok_or_else(|| Error::Corrupt {
-            what: format!("node {}", c.node_id.as_str()),
-            reason: "in the window but not readable".into(),
-        })?;
-        let mut h = to_hit(mem, &node, 1.0 - i as f64 / n)?;
+        let mut h = rows.parts.hit(rows.row(&c.node_id, "in the window")?, 1.0 - i as f64 / n);
         h.explain = Some(json!({
             "branch": "timeline",
             "from": c.from,
@@ -226,7 +230,7 @@ fn timeline_response(
         }));
         hits.push(h);
     }
-    attach_snippets(mem, "", &mut hits)?;
+    attach_snippets(searcher, "", &mut hits)?;
     Ok(QueryResponse::new(hits, total))
 }
 
@@ -253,8 +257,9 @@ pub struct WalkCandidates {
 
 /// The candidates [`walk`] would score for `args`, with their signals.
 pub fn walk_candidates(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<WalkCandidates> {
-    let (qa, flt, route) = prepare(mem, args, scope)?;
-    let (rows, dense) = candidate_signals(mem, &qa, &flt, &args.params, &route.local)?;
+    let searcher = mem.index().searcher();
+    let (qa, flt, route) = prepare(mem, &searcher, args, scope)?;
+    let (rows, dense) = candidate_signals(mem, &searcher, &qa, &flt, &args.params, &route.local)?;
     Ok(WalkCandidates {
         branch: route.branch,
         asks_assistant: qa.asks_assistant,
@@ -266,18 +271,16 @@ pub fn walk_candidates(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Re
 }
 
 /// The question's reading, the leaf filter and the route: what every walk starts from.
-fn prepare(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<(QueryAnalysis, SearchFilter, Route)> {
+fn prepare(
+    mem: &MemoryReader,
+    searcher: &IndexSearcher,
+    args: &WalkArgs,
+    scope: &Scope,
+) -> Result<(QueryAnalysis, SearchFilter, Route)> {
     if args.query.trim().is_empty() {
         return Err(Error::invalid("walk.query", "must not be blank"));
     }
-    let mut qa = analyse_query(mem, &args.query);
-    // A history question is searched for what its history is of, not for how it asks.
-    if (qa.asks_order || qa.asks_summary)
-        && let Some(topic) = history::history_topic(&args.query)
-    {
-        qa.lexical = topic;
-        qa.dense = history::history_topic(&qa.dense).unwrap_or(qa.dense);
-    }
+    let qa = analyse_query(mem, &args.query);
     // The question's window bounds the walk (SPEC §5.1), within `time_window_days` when both
     // are given (an empty intersection is kept as such: `since > until`, nothing passes).
     let recent = args.time_window_days.map(|d| (mem.now_ms() - (d * 86_400_000.0) as i64, i64::MAX / 2));
@@ -287,14 +290,20 @@ fn prepare(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<(QueryA
     };
     let flt =
         SearchFilter { levels: LevelFilter::Leaves, scopes: scope.0.clone(), window_ms, ..SearchFilter::default() };
-    let route = route(mem, &qa, &flt, args)?;
+    let route = route(mem, searcher, &qa, &flt, args)?;
     Ok((qa, flt, route))
 }
 
 /// SPEC §5's routing: no query entity → global; no related pair within `max_hops` (or an
 /// empty intersection) → occurrence-ranked global; else local, its intersection cut to
 /// `candidates`.
-fn route(mem: &MemoryReader, qa: &QueryAnalysis, flt: &SearchFilter, args: &WalkArgs) -> Result<Route> {
+fn route(
+    mem: &MemoryReader,
+    searcher: &IndexSearcher,
+    qa: &QueryAnalysis,
+    flt: &SearchFilter,
+    args: &WalkArgs,
+) -> Result<Route> {
     let fallback = Route { branch: Branch::OccurrenceGlobal, local: Vec::new(), hops: None };
     if qa.entities.is_empty() {
         return Ok(Route { branch: Branch::Global, ..fallback });
@@ -303,52 +312,62 @@ fn route(mem: &MemoryReader, qa: &QueryAnalysis, flt: &SearchFilter, args: &Walk
     if pairs.is_empty() {
         return Ok(fallback);
     }
-    // One searcher for both steps: the intersection hits are its docs.
-    let searcher = mem.index().searcher();
-    let (docs, h) = local_candidates(&searcher, &pairs, flt, args.limit, args.max_hops)?;
-    let ids = best_local(&searcher, &qa.lexical, docs, args.params.candidates)?;
+    // The intersection hits are the walk's searcher's docs.
+    let (docs, h) = local_candidates(searcher, &pairs, flt, args.limit, args.max_hops)?;
+    let ids = best_local(searcher, &qa.lexical, docs, args.params.candidates)?;
     if ids.is_empty() {
         return Ok(fallback);
     }
     Ok(Route { branch: Branch::Local, local: ids, hops: Some(h) })
 }
 
-/// The hits returned, with their full rows (content, children, source) and `explain`.
-fn to_hits(
-    mem: &MemoryReader,
+/// The rows and hit parts of every node a response shows, read in one batch (what
+/// [`leaf_hit`] and the summary hits are made from, and what coverage is counted from).
+struct HitRows {
+    rows: HashMap<NodeId, NodeRow>,
+    parts: HitParts,
+}
+
+impl HitRows {
+    fn read(mem: &MemoryReader, ids: &[NodeId]) -> Result<HitRows> {
+        let rows: HashMap<NodeId, NodeRow> =
+            mem.store().nodes(ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
+        let parts = HitParts::read(mem, rows.values())?;
+        Ok(HitRows { rows, parts })
+    }
+
+    /// `id`'s row: read in the same snapshot as the candidates, so it cannot have gone.
+    fn row(&self, id: &NodeId, why: &str) -> Result<&NodeRow> {
+        self.rows.get(id).ok_or_else(|| Error::Corrupt {
+            what: format!("node {}", id.as_str()),
+            reason: format!("{why} but not readable"),
+        })
+    }
+}
+
+/// A ranked leaf as a hit: its full row (content, children, source) and `explain` (branch,
+/// origin, coverage, signals).
+fn leaf_hit(
+    rows: &HitRows,
     qa: &QueryAnalysis,
     route: &Route,
-    ranked: Vec<Ranked>,
+    r: Ranked,
     coverage: &Coverage<'_>,
-) -> Result<Vec<RetrievalHit>> {
-    let ids: Vec<NodeId> = ranked.iter().map(|r| r.scored.node.node_id.clone()).collect();
-    let mut rows: HashMap<NodeId, NodeRow> =
-        mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
-    let mut hits = Vec::with_capacity(ranked.len());
-    for r in ranked {
-        let s = &r.scored;
-        let cov = match r.coverage {
-            Some(c) => c,
-            None => coverage.of(s)?,
-        };
-        // Read in the same snapshot as the candidates: a row cannot have gone.
-        let node = rows.remove(&s.node.node_id).ok_or_else(|| Error::Corrupt {
-            what: format!("node {}", s.node.node_id.as_str()),
-            reason: "scored but not readable".into(),
-        })?;
-        let mut h = to_hit(mem, &node, r.score)?;
-        h.explain = Some(json!({
-            "branch": route.branch,
-            "from": r.from,
-            "query_entities": qa.entities.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
-            "coverage": cov,
-            "hops": route.hops,
-            "time_window": qa.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
-            "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "instruction": s.node.instruction, "fused": s.score},
-        }));
-        hits.push(h);
-    }
-    Ok(hits)
+) -> Result<RetrievalHit> {
+    let s = &r.scored;
+    let node = rows.row(&s.node.node_id, "scored")?;
+    let cov = r.coverage.unwrap_or_else(|| coverage.count(rows.parts.entities(&s.node.node_id)));
+    let mut h = rows.parts.hit(node, r.score);
+    h.explain = Some(json!({
+        "branch": route.branch,
+        "from": r.from,
+        "query_entities": qa.entities.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
+        "coverage": cov,
+        "hops": route.hops,
+        "time_window": qa.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
+        "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "instruction": s.node.instruction, "fused": s.score},
+    }));
+    Ok(h)
 }
 
 /// Nodes (leaves) mentioning both entities of a related pair, unioned over pairs, from the

@@ -49,6 +49,9 @@ const NEIGHBOUR_SHARE: f64 = 0.5;
 #[derive(Debug, Clone)]
 pub struct Scored {
     pub node: NodeBrief,
+    /// The leaf after it under its parent summary (none in an open buffer): what a summary
+    /// question brings as the reply to it (`history.rs`), found with its neighbours.
+    pub next: Option<NodeId>,
     pub score: f64,
     pub lexical: f64,
     pub dense: f64,
@@ -97,14 +100,15 @@ struct Raw {
 /// one filtered query over their docs.
 pub fn score_leaves(
     mem: &MemoryReader,
+    searcher: &IndexSearcher,
     qa: &QueryAnalysis,
     flt: &SearchFilter,
     params: &WalkParams,
     extra: &[NodeId],
 ) -> Result<Vec<Scored>> {
-    let g = gather(mem, qa, flt, params, extra)?;
+    let g = gather(mem, searcher, qa, flt, params, extra)?;
     let raw = raw_signals(&g.parts, params, g.has_dense);
-    Ok(fuse(qa, params, g.ctx.rows, &raw, &g.parent_score, g.has_dense))
+    Ok(fuse(qa, params, g.ctx.rows, g.ctx.next, &raw, &g.parent_score, g.has_dense))
 }
 
 /// The candidates [`score_leaves`] would score, each with its signals before normalisation
@@ -113,12 +117,13 @@ pub fn score_leaves(
 /// the dense signal was on (a model loaded and a positive `dense` share).
 pub fn candidate_signals(
     mem: &MemoryReader,
+    searcher: &IndexSearcher,
     qa: &QueryAnalysis,
     flt: &SearchFilter,
     params: &WalkParams,
     extra: &[NodeId],
 ) -> Result<(Vec<CandidateSignals>, bool)> {
-    let g = gather(mem, qa, flt, params, extra)?;
+    let g = gather(mem, searcher, qa, flt, params, extra)?;
     let has_dense = g.has_dense;
     let rows = g.ctx.rows.into_iter().zip(g.ctx.next).zip(g.parts);
     let rows = rows
@@ -206,12 +211,12 @@ struct Parts {
 /// their parent summaries' scores.
 fn gather(
     mem: &MemoryReader,
+    searcher: &IndexSearcher,
     qa: &QueryAnalysis,
     flt: &SearchFilter,
     params: &WalkParams,
     extra: &[NodeId],
 ) -> Result<Gathered> {
-    let searcher = mem.index().searcher();
     let held = match mem.dense() {
         Some(d) if params.dense > 0.0 => {
             let q = d.embedder.embed(&[qa.dense.as_str()])?.pop().unwrap_or_default();
@@ -220,8 +225,8 @@ fn gather(
         _ => None,
     };
     let dense = held.as_ref().map(|(q, d)| DenseQuery { q: q.as_slice(), vectors: d.vectors() });
-    let (mut cand, mut bm25) = first_stage(&searcher, qa, flt, params, extra, dense)?;
-    let later = told_later(mem, &searcher, qa, flt, params, dense)?;
+    let (mut cand, mut bm25) = first_stage(searcher, qa, flt, params, extra, dense)?;
+    let later = told_later(mem, searcher, qa, flt, params, dense)?;
     for (id, s) in &later {
         cand.insert(id.clone());
         bm25.entry(id.clone()).or_insert(*s);
@@ -467,6 +472,7 @@ fn fuse(
     qa: &QueryAnalysis,
     params: &WalkParams,
     rows: Vec<NodeBrief>,
+    next: Vec<Option<NodeId>>,
     raw: &Raw,
     parent_score: &HashMap<NodeId, f64>,
     has_dense: bool,
@@ -482,10 +488,12 @@ fn fuse(
     let fused = fused_scores(raw, &boosts, params, qa.asks_assistant, has_dense);
     let mut out: Vec<Scored> = rows
         .into_iter()
+        .zip(next)
         .zip(boosts)
         .zip(fused)
-        .map(|((n, b), (score, l, d))| Scored {
+        .map(|(((n, next), b), (score, l, d))| Scored {
             node: n,
+            next,
             score,
             lexical: l,
             dense: d,
@@ -584,11 +592,7 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
     scored.into_iter().map(|(_, id)| id.clone()).collect()
 }
 
-/// The filter's scope, source and window conditions, checked on a row (dense candidates do
-/// not come through the index filter).
+/// Whether a row passes the filter's scope, source and window ([`SearchFilter::admits`]).
 pub(super) fn passes(n: &NodeBrief, flt: &SearchFilter) -> bool {
-    let scope = n.tree_id.scope();
-    flt.scopes.as_ref().is_none_or(|s| s.contains(scope))
-        && flt.source_id.as_ref().is_none_or(|s| s == scope)
-        && flt.window_ms.is_none_or(|(a, b)| n.time_end_ms >= a && n.time_start_ms <= b)
+    flt.admits(n.tree_id.scope(), n.time_start_ms, n.time_end_ms)
 }
