@@ -48,11 +48,14 @@ const KEEP_BUFFER: usize = 1 << 20;
 
 /// Parse a chat JSONL file into items; blank lines are skipped. The file is read a line at a
 /// time: what is held is the items and the line being parsed, never the whole file as well.
+/// Invalid UTF-8 anywhere is the error, before a bad line earlier in the file (as when the
+/// whole file was checked first): after a bad line the rest is only checked for it.
 pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut reader = std::io::BufReader::new(file);
     let mut buf = Vec::new();
     let mut out = Vec::new();
+    let mut first_bad: Option<Error> = None;
     // Bytes before this line (after a byte order mark), for an invalid byte's offset.
     let mut offset = 0;
     let mut line_no = 0;
@@ -71,31 +74,50 @@ pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| bad(format!("invalid UTF-8 at byte {}", offset + e.valid_up_to())))?;
         offset += bytes.len();
-        // As `str::lines` ends a line: at `\n` or `\r\n`.
-        let raw = text.strip_suffix('\n').map_or(text, |l| l.strip_suffix('\r').unwrap_or(l));
-        if raw.trim().is_empty() {
+        if first_bad.is_some() {
             continue;
         }
-        // serde quotes an unknown field's name in full.
-        let l = parse_line(raw).map_err(|e| bad(clip(&e.to_string(), 240)))?;
-        let ts_ms = ts::epoch_ms(&l.ts).map_err(|e| bad(format!("ts: {e}")))?;
-        let m = ChatMessage {
-            source_id: l.source_id.into(),
-            author: l.author,
-            ts_ms,
-            text: l.text,
-            source_ref: l.source_ref,
-            participants: Vec::new(),
-            tags: Vec::new(),
-            role: l.role,
-            title: None,
-        };
-        // Validate now so the error names the line.
-        let item = Item::Chat(m);
-        item.validate().map_err(|e| bad(e.to_string()))?;
-        out.push(item);
+        // As `str::lines` ends a line: at `\n` or `\r\n`.
+        let raw = text.strip_suffix('\n').map_or(text, |l| l.strip_suffix('\r').unwrap_or(l));
+        match message(raw) {
+            Ok(Some(item)) => out.push(item),
+            Ok(None) => {}
+            Err(reason) => {
+                first_bad = Some(bad(reason));
+                out = Vec::new();
+            }
+        }
     }
-    Ok(out)
+    match first_bad {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// The message of one line (without its line end), `None` for a blank line, or why the line
+/// is refused.
+fn message(raw: &str) -> std::result::Result<Option<Item>, String> {
+    if raw.trim().is_empty() {
+        return Ok(None);
+    }
+    // serde quotes an unknown field's name in full.
+    let l = parse_line(raw).map_err(|e| clip(&e.to_string(), 240))?;
+    let ts_ms = ts::epoch_ms(&l.ts).map_err(|e| format!("ts: {e}"))?;
+    let m = ChatMessage {
+        source_id: l.source_id.into(),
+        author: l.author,
+        ts_ms,
+        text: l.text,
+        source_ref: l.source_ref,
+        participants: Vec::new(),
+        tags: Vec::new(),
+        role: l.role,
+        title: None,
+    };
+    // Validate now so the error names the line.
+    let item = Item::Chat(m);
+    item.validate().map_err(|e| e.to_string())?;
+    Ok(Some(item))
 }
 
 /// One line's message. Its text is unescaped from the borrowed literal; whatever that does
@@ -148,6 +170,39 @@ mod tests {
         .unwrap();
         let roles: Vec<Role> = items.iter().map(role).collect();
         assert_eq!(roles, [Role::Person, Role::Person, Role::Assistant]);
+    }
+
+    #[test]
+    fn invalid_utf8_is_the_error_even_after_a_bad_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("chat.jsonl");
+        let mut bytes = b"{\"source_id\":\"app:a\",\"author\":\"Me\",\"ts\":1,\"text\":\"plan\"}\nnot json\n".to_vec();
+        bytes.extend_from_slice(b"{\"source_id\":\"app:a\",\"author\":\"Me\",\"ts\":2,\"text\":\"\xff\"}\n");
+        std::fs::write(&path, &bytes).unwrap();
+        match read_chat_jsonl(&path).unwrap_err() {
+            Error::ImportFormat { line, reason, .. } => {
+                assert_eq!(line, 3);
+                assert_eq!(reason, format!("invalid UTF-8 at byte {}", bytes.len() - 4));
+            }
+            other => panic!("{other:?}"),
+        }
+        // Without it, the bad line is the error.
+        std::fs::write(&path, &bytes[..bytes.len() - 4]).unwrap();
+        match read_chat_jsonl(&path).unwrap_err() {
+            Error::ImportFormat { line, .. } => assert_eq!(line, 2),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_text_with_escapes_reads_as_serde_json_reads_it() {
+        let text = "line one\nline \"two\"\t\u{e9}\u{1f600}\\ end";
+        let line = serde_json::json!({"source_id": "app:a", "author": "Me", "ts": 1, "text": text}).to_string();
+        let items = read(&format!("\u{feff}{line}\r\n\n")).unwrap();
+        match &items[..] {
+            [Item::Chat(m)] => assert_eq!(m.text, text),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
