@@ -8,8 +8,10 @@
 //! `VmHWM` (peak RSS), the vectors made and the seconds taken; the parent prints one table.
 //! `MEMTREE_BENCH_SHAPES=long-chat,notes` picks shapes (default: all four: `long-chat`,
 //! `notes`, `short-chat`, `huge-line`). `-- --test` is a smoke run (small inputs; it checks
-//! that each child reports and made vectors, not the bound). Linux only (reads
-//! `/proc/self/status`); without the model files it says so and measures nothing.
+//! that each child reports and made vectors, not the bound). `MEMTREE_BENCH_NO_MODEL=1`
+//! imports the same inputs without the model (no vectors): what the text alone costs, in
+//! seconds rather than minutes. Linux only (reads `/proc/self/status`); without the model
+//! files (and without that variable) it says so and measures nothing.
 
 mod synth;
 
@@ -20,6 +22,8 @@ use std::time::Instant;
 
 /// The variable a child reads its job from: `shape|input path|store dir`.
 const CHILD_ENV: &str = "MEMTREE_FOOTPRINT_CHILD";
+/// Set (to anything but `0` or empty): import without the model.
+const NO_MODEL_ENV: &str = "MEMTREE_BENCH_NO_MODEL";
 const SHAPES: [&str; 4] = ["long-chat", "notes", "short-chat", "huge-line"];
 const WORDS: &[&str] = &[
     "the",
@@ -88,6 +92,11 @@ fn status_mb(key: &str) -> u64 {
         .and_then(|v| v.split_whitespace().next())
         .and_then(|kb| kb.parse::<u64>().ok())
         .map_or(0, |kb| kb / 1024)
+}
+
+/// Whether `MEMTREE_BENCH_NO_MODEL` asks for an import without the model.
+fn no_model() -> bool {
+    std::env::var(NO_MODEL_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
 /// `n` words of seeded prose, a full stop every 9–20 words.
@@ -220,8 +229,13 @@ fn child(job: &str) {
     let (shape, input, store) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
     let format = if shape == "notes" { Format::Markdown } else { Format::ChatJsonl };
     let loaded_at = Instant::now();
-    let (opts, found) = OpenOptions::with_model(None).expect("load the model");
-    assert!(found, "no model files");
+    let opts = if no_model() {
+        OpenOptions::default()
+    } else {
+        let (opts, found) = OpenOptions::with_model(None).expect("load the model");
+        assert!(found, "no model files");
+        opts
+    };
     let after_load = status_mb("VmHWM:");
     let mut mem = Memory::open_with(store, opts).expect("open");
     let t = Instant::now();
@@ -252,7 +266,7 @@ fn main() {
         eprintln!("embed_footprint: Linux only (reads /proc/self/status)");
         return;
     }
-    if ModelPaths::discover().is_none() {
+    if !no_model() && ModelPaths::discover().is_none() {
         eprintln!("embed_footprint: no model files (run scripts/fetch-models.sh): nothing measured");
         return;
     }
@@ -282,7 +296,7 @@ fn main() {
         assert!(out.status.success(), "{shape}: child failed: {}", String::from_utf8_lossy(&out.stderr));
         let line = String::from_utf8_lossy(&out.stdout);
         let v: serde_json::Value = serde_json::from_str(line.trim()).expect("child JSON");
-        assert!(v["vectors"].as_u64().unwrap_or(0) > 0, "{shape}: no vectors: {v}");
+        assert!(no_model() || v["vectors"].as_u64().unwrap_or(0) > 0, "{shape}: no vectors: {v}");
         println!(
             "| {shape} | {} | {} | {:.1} | {} | {} |",
             v["leaves"],

@@ -3,6 +3,7 @@
 //! The index is derived from the store: its commits carry the store generation they reflect.
 
 mod node_ids;
+mod paced;
 mod schema;
 mod search;
 
@@ -13,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::store::{NodeRow, TreeRow};
 use crate::types::{EntityId, NodeId, NodeKind, TreeId};
 use node_ids::NodeIdCache;
+use paced::{PacedDoc, Pacer};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,7 +54,9 @@ pub struct FullTextIndex {
 /// [`IndexWrite::commit`], whatever was queued is discarded.
 pub struct IndexWrite {
     handle: IndexHandle,
-    writer: IndexWriter<TantivyDocument>,
+    writer: IndexWriter<PacedDoc>,
+    /// What the writer has queued and its thread not yet indexed.
+    pacer: Pacer,
 }
 
 /// What one node contributes to the index.
@@ -69,7 +73,10 @@ pub struct IndexDoc<'a> {
 
 /// Memory budget of the index writer's one indexing thread (tantivy's minimum is 15 MB; its
 /// term table and arena grow into it as documents arrive, they are not allocated up front).
-const WRITER_BUDGET: usize = 64_000_000;
+/// Only a write of more than ~10 MB of text reaches it (a segment is then flushed and the
+/// next one started); 64 MB made a 50 MB message's import hold ~66 MB here at its peak, beside
+/// the model (issue 28).
+const WRITER_BUDGET: usize = 32_000_000;
 
 /// How long a write retries tantivy's writer lock once it holds the store's (see
 /// [`FullTextIndex::begin`]).
@@ -122,7 +129,9 @@ impl FullTextIndex {
         let mut pause = std::time::Duration::from_millis(5);
         loop {
             match self.handle.index.writer_with_num_threads(1, WRITER_BUDGET) {
-                Ok(writer) => return Ok(IndexWrite { handle: self.handle.clone(), writer }),
+                Ok(writer) => {
+                    return Ok(IndexWrite { handle: self.handle.clone(), writer, pacer: Pacer::default() });
+                }
                 Err(tantivy::TantivyError::LockFailure(..)) if start.elapsed() < TANTIVY_LOCK_GRACE => {
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(std::time::Duration::from_millis(100));
@@ -138,7 +147,8 @@ impl FullTextIndex {
 }
 
 impl IndexWrite {
-    /// Queue a node for indexing (visible after [`IndexWrite::commit`]).
+    /// Queue a node for indexing (visible after [`IndexWrite::commit`]), once the indexing
+    /// thread has taken enough of what is queued (a few MB of text at most wait; `paced`).
     pub fn add(&mut self, d: &IndexDoc<'_>) -> Result<()> {
         let f = &self.handle.fields;
         let mut doc = TantivyDocument::default();
@@ -157,7 +167,7 @@ impl IndexWrite {
         }
         doc.add_date(f.time_start, DateTime::from_timestamp_millis(d.node.time_start_ms));
         doc.add_date(f.time_end, DateTime::from_timestamp_millis(d.node.time_end_ms));
-        self.writer.add_document(doc)?;
+        self.writer.add_document(self.pacer.pace(doc, d.node.content.len()))?;
         Ok(())
     }
 

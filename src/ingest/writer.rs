@@ -18,6 +18,13 @@ pub use forget::Resealed;
 /// Topics kept per summary.
 const TOPICS_PER_SUMMARY: usize = 6;
 
+/// Text of its written nodes a batch keeps in memory for the vectors and the index that
+/// follow the insert; past this, a node's text is let go of once stored and read back from
+/// the store a chunk at a time ([`restore_texts`]). A batch of 2,000 chat messages keeps all
+/// its text; one 50 MB message (issue 28) is not held here as well as in the store's page
+/// cache and, after the commit, in the index's queue.
+const KEPT_TEXT_BYTES: usize = 8 << 20;
+
 /// One write in progress. Everything goes through `tx`; nothing is visible until the caller
 /// commits it. The batch remembers what it wrote ([`Written`]), so that the index and the
 /// vectors, which follow the commit, need not read the same rows back.
@@ -36,6 +43,8 @@ pub(crate) struct WriteBatch<'a, 't> {
     seen: HashSet<NodeId>,
     sources: BTreeSet<SourceId>,
     trees: HashMap<TreeId, TreeRow>,
+    /// Bytes of text `written` holds.
+    kept_text: usize,
 }
 
 /// What a batch writes with: the thresholds, the summariser, the extractor, the write path's
@@ -54,10 +63,36 @@ pub(crate) struct WriteContext<'a> {
 /// A node a batch wrote, with what the derived indexes need of it: the row, its tree, its
 /// entity ids and its topics (each sorted and distinct, as the store returns them).
 pub(crate) struct WrittenNode {
+    /// The row; its `content` is empty when `text_in_store` (until [`restore_texts`]).
     pub row: NodeRow,
     pub tree: TreeRow,
     pub entities: Vec<EntityId>,
     pub topics: Vec<String>,
+    /// The batch let go of the row's text once stored (it had kept [`KEPT_TEXT_BYTES`]).
+    pub text_in_store: bool,
+}
+
+/// Read back from `reads` (the write's transaction, or the store after its commit) the texts
+/// that `nodes` let go of, to use them and let them go again with [`release_texts`]: a chunk
+/// at a time, so that a large write holds a chunk's texts, not all of them.
+/// Returns whether it read any.
+pub(crate) fn restore_texts(reads: &impl NodeReads, nodes: &mut [WrittenNode]) -> Result<bool> {
+    let mut read = false;
+    for w in nodes.iter_mut().filter(|w| w.text_in_store) {
+        w.row.content = reads.content(&w.row.node_id)?.ok_or_else(|| Error::Corrupt {
+            what: format!("nodes[{}]", w.row.node_id),
+            reason: "a node this write stored is gone".into(),
+        })?;
+        read = true;
+    }
+    Ok(read)
+}
+
+/// Let go again of the texts [`restore_texts`] read back.
+pub(crate) fn release_texts(nodes: &mut [WrittenNode]) {
+    for w in nodes.iter_mut().filter(|w| w.text_in_store) {
+        w.row.content = String::new();
+    }
 }
 
 /// What a finished batch wrote.
@@ -89,7 +124,20 @@ impl<'a, 't> WriteBatch<'a, 't> {
             seen: HashSet::new(),
             sources: BTreeSet::new(),
             trees: HashMap::new(),
+            kept_text: 0,
         }
+    }
+
+    /// Remember a node just stored, keeping its text while the batch holds less than
+    /// [`KEPT_TEXT_BYTES`] (the derived indexes read it back otherwise).
+    fn remember(&mut self, mut row: NodeRow, tree: TreeRow, entities: Vec<EntityId>, topics: Vec<String>) {
+        let text_in_store = self.kept_text + row.content.len() > KEPT_TEXT_BYTES;
+        if text_in_store {
+            row.content = String::new();
+        } else {
+            self.kept_text += row.content.len();
+        }
+        self.written.push(WrittenNode { row, tree, entities, topics, text_in_store });
     }
 
     /// Finish: what the batch wrote, with the number of distinct sources in the report.
@@ -214,7 +262,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
         self.tx.attach_entities(key, row.time_end_ms, &mentions)?;
         self.report.leaves += 1;
         let s = self.count_appended(&tree, 0, &row)?;
-        self.written.push(WrittenNode { row, tree: tree_row, entities: entity_ids(&mentions), topics: Vec::new() });
+        self.remember(row, tree_row, entity_ids(&mentions), Vec::new());
         if s.tokens >= self.ctx.cfg.seal_token_budget {
             self.seal(&tree, 0)?;
         }
@@ -268,7 +316,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
         let (row, tree_row, entities, topics) = self.write_summary(tree, level, &child_keys, &children, seq)?;
         self.buffers.insert((tree.clone(), level), BufferStats::default());
         let up = self.count_appended(tree, level + 1, &row)?;
-        self.written.push(WrittenNode { row, tree: tree_row, entities, topics });
+        self.remember(row, tree_row, entities, topics);
         if up.count >= self.ctx.cfg.fanout {
             self.seal(tree, level + 1)?;
         }

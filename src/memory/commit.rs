@@ -8,7 +8,7 @@ use super::lock::{self, WriteGuard};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::index::{IndexDoc, IndexWrite};
-use crate::ingest::{IngestReport, WriteBatch, WriteContext};
+use crate::ingest::{IngestReport, WriteBatch, WriteContext, release_texts, restore_texts};
 use crate::options::Embedding;
 use crate::store::{NodeReads, NodeRow, Tx, VectorReads};
 use crate::types::{NodeId, TreeId};
@@ -102,11 +102,19 @@ impl Memory {
             let mut batch = WriteBatch::new(&tx, ctx);
             batch.seal_level0(&due)?;
             f(&mut batch)?;
-            let written = batch.finish();
+            let mut written = batch.finish();
             let vecs = match &shared.opts.embedder {
                 Some(emb) if shared.opts.embedding == Embedding::WithEachWrite => {
-                    let rows: Vec<&NodeRow> = written.nodes.iter().map(|w| &w.row).collect();
-                    embed_rows(&tx, emb.as_ref(), &rows)?
+                    // A chunk's texts at a time, read back where the batch let them go; the
+                    // chunks are `embed_rows`' own, so the vectors are what they were.
+                    let mut vecs = Vec::with_capacity(written.nodes.len());
+                    for chunk in written.nodes.chunks_mut(EMBED_BATCH) {
+                        restore_texts(&tx, chunk)?;
+                        let rows: Vec<&NodeRow> = chunk.iter().map(|w| &w.row).collect();
+                        vecs.extend(embed_rows(&tx, emb.as_ref(), &rows)?);
+                        release_texts(chunk);
+                    }
+                    vecs
                 }
                 // Deferred: `Memory::embed_pending` makes them.
                 _ => Vec::new(),
@@ -116,7 +124,7 @@ impl Memory {
             let g = tx.commit()?;
             Ok::<_, Error>((written, vecs, g))
         })();
-        let (written, vecs, g) = match result {
+        let (mut written, vecs, g) = match result {
             Ok(r) => r,
             Err(e) => {
                 // The transaction rolled back when dropped; derived state may have run ahead.
@@ -137,8 +145,20 @@ impl Memory {
             for n in &written.dropped_nodes {
                 iw.delete_node(n);
             }
-            for w in &written.nodes {
-                iw.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
+            for chunk in written.nodes.chunks_mut(EMBED_BATCH) {
+                let read_back = restore_texts(&self.store, chunk)?;
+                for w in chunk {
+                    iw.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
+                    // The index's queue holds its own copy of the text now, and nothing below
+                    // reads ours: a large write does not hold its text twice (issue 28).
+                    w.row.content = String::new();
+                }
+                // The pages the texts came from are not read again: a large write's index
+                // step holds a chunk of them, not a page cache full (the first chunk also
+                // lets go of what the transaction left cached).
+                if read_back {
+                    self.store.release_cache()?;
+                }
             }
             iw.commit(g)
         })();

@@ -147,6 +147,15 @@ impl Store {
         Ok(Tx { tx, pending: Default::default(), _cache: cache })
     }
 
+    /// Free this connection's page cache (its unmodified pages). The read-sized cache of a
+    /// connection is not a bound on its own: SQLite's caches share one budget, the sum of
+    /// every open connection's size, so after a large write the writer kept up to 33 MB of
+    /// pages read once (the text of a 50 MB message, read back for the index; issue 28).
+    pub fn release_cache(&self) -> Result<()> {
+        self.conn.execute_batch("PRAGMA shrink_memory")?;
+        Ok(())
+    }
+
     /// Run `f` inside one read transaction: every statement in it sees the same snapshot
     /// (a concurrent writer's commit is either wholly visible or not at all), and SQLite
     /// takes its shared lock once instead of once per statement. Nested calls run inline.

@@ -172,6 +172,12 @@ pub trait NodeReads: Reader {
         Ok(self.conn().prepare_cached(&sql)?.query_row([id], node_from_row).optional()?)
     }
 
+    /// One node's text, by id (a write reads back what it let go of; `WrittenNode`).
+    fn content(&self, id: &NodeId) -> Result<Option<String>> {
+        let mut stmt = self.conn().prepare_cached("SELECT content FROM nodes WHERE node_id = ?1")?;
+        Ok(stmt.query_row([id.as_str()], |r| r.get(0)).optional()?)
+    }
+
     /// Several nodes by id, in the order asked; unknown ids are skipped.
     fn nodes(&self, ids: &[NodeId]) -> Result<Vec<NodeRow>> {
         let sql = format!("SELECT {NODE_COLS} FROM nodes WHERE node_id = ?1");

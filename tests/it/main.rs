@@ -9,6 +9,7 @@ mod extraction;
 mod forget;
 mod fuzz;
 mod hostile;
+mod large_write;
 mod mail;
 mod model;
 mod model_choice;

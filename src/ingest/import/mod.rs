@@ -6,6 +6,7 @@
 
 mod assistant;
 mod frontmatter;
+mod json_string;
 mod jsonl;
 pub mod locomo;
 mod markdown;

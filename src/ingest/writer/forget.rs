@@ -118,7 +118,7 @@ impl WriteBatch<'_, '_> {
                 children: row.child_ids.len(),
             });
             successor.insert(old.node_id.clone(), Some(row.node_id.clone()));
-            self.written.push(super::WrittenNode { row, tree: tree_row, entities, topics });
+            self.remember(row, tree_row, entities, topics);
         }
         for e in mentioned {
             if self.tx.entity(e.as_str())?.is_none() {
