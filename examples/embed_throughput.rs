@@ -9,6 +9,9 @@
 //! # defaults: 256 long messages (~160 tokens), 1024 short turns (~33 tokens), 3 rounds
 //! ```
 //!
+//! The model is `MEMTREE_MODEL_DIR`'s, else the in-repo default; the reference reads the same
+//! folder and truncates at the same `max_tokens`.
+//!
 //! The engine runs with one intra-op thread (`MEMTREE_EMBED_THREADS=1`, set here). Rates are
 //! vectors per CPU-second of each process (user + system: per core, whatever else the machine
 //! runs) and per wall-second; rounds alternate engine and reference so both see the same
@@ -105,9 +108,13 @@ fn median(mut xs: Vec<f64>) -> f64 {
 type Rate = (f64, f64);
 
 /// The Python reference on `texts_file`; `None` when the venv is missing.
-fn reference(python: &Path, dir: &Path, texts_file: &Path, vectors: Option<&Path>) -> Option<(Rate, u64)> {
+fn reference(python: &Path, model: &FastEmbedder, texts_file: &Path, vectors: Option<&Path>) -> Option<(Rate, u64)> {
     let mut cmd = Command::new(python);
-    cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ort_reference.py")).arg(dir).arg(texts_file).arg("256");
+    cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ort_reference.py"))
+        .arg(model.dir())
+        .arg(texts_file)
+        // The model's own limit (MiniLM 256, MPNet 384), so both truncate alike.
+        .arg(model.max_tokens().to_string());
     if let Some(v) = vectors {
         cmd.arg(v);
     }
@@ -138,9 +145,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ort-venv/bin/python");
     let tmp = tempfile::tempdir()?;
     println!(
-        "model {} ({} dims), engine on 1 intra-op thread, {} padded tokens per call; reference: {}",
+        "model {} ({} dims, {} tokens at most), engine on 1 intra-op thread, {} padded tokens per call; reference: {}",
         model.name(),
         model.dim(),
+        model.max_tokens(),
         batching.token_budget,
         python.display()
     );
@@ -162,14 +170,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             vectors = model.embed_with(&refs, batching)?;
             let (wall, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
             engine.push((refs.len() as f64 / cpu, refs.len() as f64 / wall));
-            if let Some((rate, tok)) = reference(&python, model.dir(), &file, None) {
+            if let Some((rate, tok)) = reference(&python, &model, &file, None) {
                 reference_rates.push(rate);
                 tokens = tok;
             }
         }
         // The vectors themselves, once: every engine vector against the reference's.
         let vec_file = tmp.path().join("vectors.f32");
-        let min_cos = reference(&python, model.dir(), &file, Some(&vec_file)).and_then(|_| {
+        let min_cos = reference(&python, &model, &file, Some(&vec_file)).and_then(|_| {
             let bytes = std::fs::read(&vec_file).ok()?;
             let floats: Vec<f32> =
                 bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();

@@ -77,6 +77,7 @@ struct Loaded {
     io: Io,
     name: String,
     dim: usize,
+    max_tokens: usize,
     manifest: String,
     dir: PathBuf,
 }
@@ -138,6 +139,12 @@ impl FastEmbedder {
     /// The (canonical) folder the model was loaded from.
     pub fn dir(&self) -> &Path {
         &self.inner.dir
+    }
+
+    /// The longest input in tokens (`memtree-model.json`'s `max_tokens`, else the default's);
+    /// longer texts are truncated. A reference run of the same model needs the same limit.
+    pub fn max_tokens(&self) -> usize {
+        self.inner.max_tokens
     }
 
     /// Like [`Embedder::embed`] with other batching (for measurements; a text's vector does
@@ -292,6 +299,7 @@ fn load_uncached(dir: &Path) -> Result<Loaded> {
         io,
         name: settings.name,
         dim,
+        max_tokens: settings.max_tokens,
         manifest,
         dir: dir.to_path_buf(),
     })
