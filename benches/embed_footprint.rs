@@ -219,12 +219,8 @@ fn write_input(shape: &str, dir: &Path, sizes: &Sizes) -> (std::path::PathBuf, F
 
 /// The child: import `input` into a fresh store at `store` with the model; print one JSON line.
 fn child(job: &str) {
-    // As `memtree` does (src/bin/memtree.rs): two malloc arenas, not one per thread.
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: sets an allocator parameter before this process starts any thread.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-    }
+    // As the `memtree` binary does: freed memory goes back to the system.
+    memtree::tune_malloc();
     let mut parts = job.split('|');
     let (shape, input, store) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
     let format = if shape == "notes" { Format::Markdown } else { Format::ChatJsonl };

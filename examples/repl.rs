@@ -1049,6 +1049,8 @@ fn run() -> Result<()> {
 }
 
 fn main() {
+    // As the `memtree` binary: memory an import frees goes back to the system.
+    memtree::tune_malloc();
     if let Err(e) = run() {
         eprintln!("repl: {e:#}");
         std::process::exit(1);

@@ -46,6 +46,7 @@ pub mod eval;
 mod graph;
 mod index;
 mod ingest;
+mod malloc;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod memory;
@@ -74,6 +75,7 @@ pub use ingest::import::{
     read_notes,
 };
 pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Resealed, Role};
+pub use malloc::tune_malloc;
 #[cfg(feature = "mcp")]
 pub use mcp::{McpServer, ServeError, ToolOutcome, serve_stdio};
 pub use memory::{

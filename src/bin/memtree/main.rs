@@ -284,20 +284,9 @@ fn run(cli: &Cli) -> Result<()> {
     Ok(())
 }
 
-/// Caps glibc's malloc arenas at 2. Each thread that allocates (ONNX Runtime's pool, the
-/// tokenizer's rayon threads) otherwise gets an arena of its own, and memory freed there is
-/// kept: a 173-note import with the model peaked at 470 MB RSS with 219 MB of live heap, and
-/// at 285 MB with two arenas (BENCHMARKS.md, "Model footprint").
-fn cap_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator parameter; called first thing in main.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-    }
-}
-
 fn main() {
-    cap_malloc_arenas();
+    // Freed memory back to the system: an import with the model within 400 MB (issue 28).
+    memtree::tune_malloc();
     let cli = Cli::parse();
     if let Err(e) = run(&cli) {
         if is_closed_pipe(&e) {
