@@ -3,7 +3,7 @@
 //! milliseconds (`ts::TS_FORMATS`), and `role` one of
 //! `user` (or `person`, the default) and `assistant` (the host's own assistant).
 
-use super::{BOM, json_string, ts};
+use super::{BOM, invalid_utf8, json_string, ts};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item, Role};
 use crate::text::clip;
@@ -71,8 +71,7 @@ pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
         let bad = |reason: String| Error::ImportFormat { path: path.to_path_buf(), line: line_no, reason };
         // A UTF-8 byte order mark (Windows editors write one) is dropped.
         let bytes = if line_no == 1 { buf.strip_prefix(BOM).unwrap_or(&buf) } else { &buf[..] };
-        let text = std::str::from_utf8(bytes)
-            .map_err(|e| bad(format!("invalid UTF-8 at byte {}", offset + e.valid_up_to())))?;
+        let text = std::str::from_utf8(bytes).map_err(|e| invalid_utf8(path, line_no, offset + e.valid_up_to()))?;
         offset += bytes.len();
         if first_bad.is_some() {
             continue;

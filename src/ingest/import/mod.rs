@@ -242,8 +242,15 @@ pub fn read_utf8(path: &Path) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        Error::ImportFormat { path: path.to_path_buf(), line, reason: format!("invalid UTF-8 at byte {at}") }
+        invalid_utf8(path, line, at)
     })
+}
+
+/// The error for an input that is not UTF-8: its first invalid byte, `at` bytes into the file
+/// after any byte order mark, on line `line`. One wording for every reader (`read_utf8`, and
+/// `chat-jsonl`, which reads a line at a time).
+pub(crate) fn invalid_utf8(path: &Path, line: usize, at: usize) -> Error {
+    Error::ImportFormat { path: path.to_path_buf(), line, reason: format!("invalid UTF-8 at byte {at}") }
 }
 
 /// The UTF-8 byte order mark.
