@@ -79,6 +79,16 @@ pub enum Error {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
 
+    /// The reranker (a cross-encoder, `crate::reranker`) could not be loaded or run.
+    #[error("reranker: {what}")]
+    Reranker {
+        /// What failed, in words.
+        what: String,
+        /// The underlying cause, when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+
     // ---- storage ------------------------------------------------------------------------
     /// A read of a store that does not exist: reads never create one (an import does).
     #[error("no store at {dir}")]
@@ -161,6 +171,11 @@ impl Error {
     /// Shorthand for [`Error::Io`].
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io { path: path.into(), source }
+    }
+
+    /// Shorthand for [`Error::Reranker`] without a cause.
+    pub fn reranker(what: impl Into<String>) -> Self {
+        Error::Reranker { what: what.into(), source: None }
     }
 
     /// Shorthand for [`Error::Model`] without a cause.

@@ -52,6 +52,7 @@ mod mcp;
 mod memory;
 mod options;
 mod reader;
+mod reranker;
 mod retrieval;
 mod shared;
 mod store;
@@ -87,6 +88,10 @@ pub use options::{
     lock_timeout_from_env, store_exists,
 };
 pub use reader::{Dense, MemoryReader, Stats};
+pub use reranker::{
+    CrossEncoder, CrossScorer, DEFAULT_RERANK_TOP, MAX_RERANK_TOP, RERANK_THREADS_ENV, RERANKER_SETTINGS_FILE, RRF_K,
+    Reranker, fuse_ranks,
+};
 pub use retrieval::{
     CoverWindowArgs, DrillDownArgs, EntityMatch, FetchLeavesArgs, QueryResponse, QuerySourceArgs, RetrievalHit, Scope,
     SearchEntitiesArgs, Snippet, WalkArgs, WalkParams, cover_window, drill_down, fetch_leaves, query_source,

@@ -39,6 +39,9 @@ pub struct OpenOptions {
     pub lock_timeout: Duration,
     /// When a write's new nodes get their vectors (with a model).
     pub embedding: Embedding,
+    /// The rerank stage after `walk` (a cross-encoder re-scoring walk's top N); `None` = off,
+    /// and walk's answers are exactly those without the stage.
+    pub reranker: Option<crate::reranker::Reranker>,
 }
 
 /// When a write's new nodes get their vectors.
@@ -66,6 +69,7 @@ impl Default for OpenOptions {
             clock: Arc::new(SystemClock),
             lock_timeout: lock_timeout_from_env().ok().flatten().unwrap_or(DEFAULT_LOCK_TIMEOUT),
             embedding: Embedding::default(),
+            reranker: None,
         }
     }
 }

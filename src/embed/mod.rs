@@ -10,6 +10,8 @@ mod vectors;
 pub use codes::quantise;
 pub use hashing::HashEmbedder;
 pub use model::{Batching, FastEmbedder, ModelPaths, SETTINGS_FILE};
+/// ONNX Runtime and batching, shared with the cross-encoder (`crate::reranker`).
+pub(crate) use model::{intra_threads, runtime, tokens};
 pub use vectors::{Rows, VectorMatrix};
 
 use crate::error::Result;

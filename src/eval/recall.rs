@@ -40,7 +40,9 @@ const MIN_TOP: usize = 50;
 const HYBRID_POOL: usize = 100;
 
 /// Systems the harness can run.
-pub const SYSTEMS: [&str; 5] = ["walk", "bm25", "dense", "hybrid", "fts5"];
+/// `walk+rerank` is walk with the rerank stage (`OpenOptions::reranker`, which it needs);
+/// `walk` is always walk alone.
+pub const SYSTEMS: [&str; 6] = ["walk", "walk+rerank", "bm25", "dense", "hybrid", "fts5"];
 
 /// Harness settings.
 #[derive(Debug, Clone)]
@@ -471,8 +473,12 @@ fn rank(
     let whole =
         |ids: Vec<NodeId>| ids.into_iter().map(|id| Ranked { id, snippet_tokens: None, extra_tokens: 0 }).collect();
     Ok(Some(match sys {
-        "walk" => {
-            let args = WalkArgs { limit: k, params: *wp, ..WalkArgs::new(q) };
+        "walk" | "walk+rerank" => {
+            let rerank = sys == "walk+rerank";
+            if rerank && mem.options().reranker.is_none() {
+                return Ok(None);
+            }
+            let args = WalkArgs { limit: k, params: *wp, rerank, ..WalkArgs::new(q) };
             let r = walk(mem, &args, &Scope::all())?;
             let per_k = r.explain.as_ref().is_some_and(|e| e.get("history").is_some());
             return Ok(Some(Answer { leaves: walk_leaves(mem, r.hits)?, per_k }));

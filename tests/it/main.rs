@@ -16,6 +16,7 @@ mod model_choice;
 mod privacy;
 mod registry;
 mod replace;
+mod rerank;
 mod schema_edges;
 mod snippet;
 #[path = "../support/cli.rs"]

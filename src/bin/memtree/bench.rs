@@ -26,7 +26,8 @@ pub(crate) enum BenchCmd {
         /// All conversations in one store (default: one store per conversation).
         #[arg(long)]
         pooled: bool,
-        /// Systems to run, comma-separated.
+        /// Systems to run, comma-separated: walk, walk+rerank (with --reranker), bm25, dense,
+        /// hybrid, fts5.
         #[arg(long, value_delimiter = ',', default_value = "walk,bm25,dense,hybrid,fts5")]
         systems: Vec<String>,
         /// Also write the JSON report here.
@@ -126,6 +127,9 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
             "no embedding model found, and {} use(s) the dense signal: run scripts/fetch-models.sh, pass --model DIR, or --no-model to measure lexical only",
             dense.join(", ")
         );
+    }
+    if opts.reranker.is_none() && r.systems.iter().any(|s| s == "walk+rerank") {
+        anyhow::bail!("the system walk+rerank needs a reranker: pass --reranker DIR (README \"Reranking\")");
     }
     let temp;
     let work = match r.keep_stores {

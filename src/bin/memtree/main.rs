@@ -36,6 +36,14 @@ struct Cli {
     /// Run without the dense model even when one is available.
     #[arg(long, global = true)]
     no_model: bool,
+    /// Folder with a cross-encoder (model.onnx, tokenizer.json) that re-scores walk's top
+    /// hits (README "Reranking"). Off by default.
+    #[arg(long, global = true, value_name = "DIR")]
+    reranker: Option<PathBuf>,
+    /// How many of walk's hits the reranker re-scores (1 to 100).
+    #[arg(long, global = true, value_name = "N", default_value_t = memtree::DEFAULT_RERANK_TOP as u64,
+          value_parser = clap::value_parser!(u64).range(1..=memtree::MAX_RERANK_TOP as u64))]
+    rerank_top: u64,
     /// No progress on stderr (warnings and errors still go there).
     #[arg(long, short, global = true)]
     quiet: bool,

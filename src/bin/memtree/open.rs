@@ -26,6 +26,12 @@ pub(crate) fn open_options(cli: &Cli) -> Result<OpenOptions> {
         }
         opts
     };
+    if let Some(dir) = &cli.reranker {
+        opts.reranker = Some(
+            memtree::Reranker::load(dir, cli.rerank_top as usize)
+                .with_context(|| format!("loading the reranker from {}", dir.display()))?,
+        );
+    }
     if let Some(ms) = cli.now {
         // A fixed clock: the store is read as of that moment, however long the command runs.
         opts.clock = std::sync::Arc::new(memtree::ManualClock::new(ms));

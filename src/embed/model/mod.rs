@@ -27,8 +27,8 @@
 mod identity;
 mod paths;
 mod pool;
-mod runtime;
-mod tokens;
+pub(crate) mod runtime;
+pub(crate) mod tokens;
 
 pub use identity::SETTINGS_FILE;
 pub use paths::ModelPaths;
@@ -231,7 +231,7 @@ impl Embedder for FastEmbedder {
 }
 
 /// Reads a file of the model folder, naming it when it cannot.
-fn read_file(path: &Path) -> Result<Vec<u8>> {
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| Error::Model {
         what: format!("cannot read {} (run scripts/fetch-models.sh)", path.display()),
         source: Some(Box::new(e)),
@@ -307,7 +307,7 @@ fn load_uncached(dir: &Path) -> Result<Loaded> {
 
 /// Intra-op threads: `MEMTREE_EMBED_THREADS` when set to a positive number, else the number of
 /// cores, at most 4 (MiniLM gains little past that and the engine has other work).
-fn intra_threads() -> usize {
+pub(crate) fn intra_threads() -> usize {
     std::env::var(THREADS_ENV)
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())

@@ -38,12 +38,22 @@ pub struct WalkArgs {
     pub time_window_days: Option<f64>,
     /// Scorer weights.
     pub params: WalkParams,
+    /// Apply the store's rerank stage (`OpenOptions::reranker`) when it has one (default
+    /// true; the recall harness turns it off to measure walk alone).
+    pub rerank: bool,
 }
 
 impl WalkArgs {
     /// A walk with SPEC defaults.
     pub fn new(query: impl Into<String>) -> Self {
-        WalkArgs { query: query.into(), limit: 10, max_hops: 2, time_window_days: None, params: WalkParams::default() }
+        WalkArgs {
+            query: query.into(),
+            limit: 10,
+            max_hops: 2,
+            time_window_days: None,
+            params: WalkParams::default(),
+            rerank: true,
+        }
     }
 }
 
@@ -90,12 +100,19 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
         return Ok(time.attach(response));
     }
     let total = ranked.len();
-    ranked.truncate(args.limit);
+    // The rerank stage re-scores walk's top N (hits past them keep walk's order), then keeps
+    // `limit`: it reorders what walk found inside the window, so the window still bounds it.
+    let reranker = mem.options().reranker.as_ref().filter(|_| args.rerank);
+    ranked.truncate(reranker.map_or(args.limit, |r| r.top.max(args.limit)));
     let ids: Vec<NodeId> = ranked.iter().map(|r| r.scored.node.node_id.clone()).collect();
     let rows = HitRows::read(mem, &ids)?;
     let mut hits =
         ranked.into_iter().map(|r| leaf_hit(&rows, &qa, &route, r, &coverage)).collect::<Result<Vec<_>>>()?;
     attach_snippets(&searcher, &qa.lexical, &mut hits)?;
+    if let Some(r) = reranker {
+        crate::reranker::rerank_hits(r, &args.query, &mut hits)?;
+        hits.truncate(args.limit);
+    }
     Ok(time.attach(QueryResponse::new(hits, total)))
 }
 
