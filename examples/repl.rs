@@ -53,6 +53,13 @@ struct Args {
     /// Run without the dense model.
     #[arg(long)]
     no_model: bool,
+    /// Folder with a cross-encoder that re-scores walk's top hits (README "Reranking").
+    #[arg(long, value_name = "DIR")]
+    reranker: Option<PathBuf>,
+    /// How many of walk's hits the reranker re-scores (1 to 100).
+    #[arg(long, value_name = "N", default_value_t = memtree::DEFAULT_RERANK_TOP as u64,
+          value_parser = clap::value_parser!(u64).range(1..=memtree::MAX_RERANK_TOP as u64))]
+    rerank_top: u64,
     /// Lay tables out for this many columns (default: the terminal's width; when stdout is not
     /// a terminal, $COLUMNS, else 160).
     #[arg(long, value_parser = clap::value_parser!(u16).range(20..))]
@@ -943,7 +950,14 @@ fn open(args: &mut Args, clock: &SessionClock) -> Result<(Memory, Option<Backgro
         }
         opts
     };
-    let opts = OpenOptions { clock: Arc::new(clock.clone()), ..opts };
+    let reranker = match &args.reranker {
+        Some(dir) => Some(
+            memtree::Reranker::load(dir, args.rerank_top as usize)
+                .with_context(|| format!("loading the reranker from {}", dir.display()))?,
+        ),
+        None => None,
+    };
+    let opts = OpenOptions { clock: Arc::new(clock.clone()), reranker, ..opts };
     let mut deferred = OpenOptions { embedding: Embedding::Deferred, ..opts.clone() };
     // The worker first: the session's own handle takes its turns at the model through it.
     let embedder = match opts.embedder {

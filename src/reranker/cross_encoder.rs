@@ -78,9 +78,15 @@ fn as_reranker(e: Error) -> Error {
 }
 
 impl CrossEncoder {
-    /// Loads the reranker folder `dir` and checks it (module docs). Fails with
+    /// Loads the reranker folder `dir` and checks it (module docs), on
+    /// `$MEMTREE_RERANK_THREADS` intra-op threads (else the embedder's rule). Fails with
     /// [`Error::Reranker`] naming the file or the mismatch.
     pub fn load(dir: &Path) -> Result<CrossEncoder> {
+        CrossEncoder::load_with_threads(dir, threads())
+    }
+
+    /// [`CrossEncoder::load`] on `threads` intra-op threads (at least 1).
+    pub fn load_with_threads(dir: &Path, threads: usize) -> Result<CrossEncoder> {
         let dir = std::fs::canonicalize(dir).map_err(|e| Error::Reranker {
             what: format!("reranker folder {} is not readable", dir.display()),
             source: Some(Box::new(e)),
@@ -109,7 +115,7 @@ impl CrossEncoder {
             })?;
         let (_, env) = runtime::init(&library).map_err(as_reranker)?;
         let model = dir.join(MODEL_FILE);
-        let opts = runtime::SessionOptions { threads: threads() };
+        let opts = runtime::SessionOptions { threads: threads.max(1) };
         let session = catch_unwind(AssertUnwindSafe(|| runtime::session(&env, &model, opts)))
             .map_err(|p| {
                 Error::reranker(format!(
