@@ -14,6 +14,7 @@ mod edges;
 mod mcp;
 mod mcp_background;
 mod repl;
+mod rerank;
 mod sync;
 mod terminal;
 mod writers;
