@@ -115,7 +115,7 @@ impl CrossEncoder {
             })?;
         let (_, env) = runtime::init(&library).map_err(as_reranker)?;
         let model = dir.join(MODEL_FILE);
-        let opts = runtime::SessionOptions { threads: threads.max(1) };
+        let opts = runtime::SessionOptions { threads: threads.max(1), quiet: true };
         let session = catch_unwind(AssertUnwindSafe(|| runtime::session(&env, &model, opts)))
             .map_err(|p| {
                 Error::reranker(format!(

@@ -256,7 +256,7 @@ fn load_uncached(dir: &Path) -> Result<Loaded> {
     })?;
     let (library, env) = runtime::init(&library)?;
     let model = dir.join(MODEL_FILE);
-    let opts = runtime::SessionOptions { threads: intra_threads() };
+    let opts = runtime::SessionOptions { threads: intra_threads(), quiet: false };
     let mut session = catch_unwind(AssertUnwindSafe(|| runtime::session(&env, &model, opts))).map_err(|p| {
         Error::model(format!(
             "ONNX Runtime {} panicked while loading {}: {}",

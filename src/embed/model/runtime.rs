@@ -21,6 +21,10 @@ use std::sync::OnceLock;
 pub struct SessionOptions {
     /// Intra-op threads.
     pub threads: usize,
+    /// ONNX Runtime logs only fatal errors (every failure still comes back as an error value):
+    /// the reranker's vocabulary probe fails on purpose with a foreign tokenizer, and a
+    /// library does not print.
+    pub quiet: bool,
 }
 
 /// Loads the ONNX Runtime library once per process and builds the process's one environment.
@@ -73,6 +77,9 @@ pub fn session(env: &Environment, model: &Path, opts: SessionOptions) -> Result<
         .map_err(fail)?
         .with_inter_op_spinning(false)
         .map_err(fail)?;
+    if opts.quiet {
+        builder = builder.with_log_level(ort::logging::LogLevel::Fatal).map_err(fail)?;
+    }
     builder.commit_from_file(model).map_err(|e| Error::Model {
         what: format!("cannot load {} with ONNX Runtime", model.display()),
         source: Some(Box::new(e)),
