@@ -268,3 +268,50 @@ fn the_onnx_stage_runs_inside_walk() {
         serde_json::to_value(ask(&mem, "how is the Phoenix build?", 10, true)).unwrap()
     );
 }
+
+#[test]
+fn a_standing_instruction_keeps_its_place_and_the_rest_is_reranked_around_it() {
+    let fx = Fixture::new(Config::default());
+    // The model prefers draft 3 and has nothing for the instruction (it scores 0).
+    let scorer = Arc::new(Prefers { word: "draft 3", calls: Default::default() });
+    let opts = OpenOptions { reranker: Some(Reranker::new(scorer, 20)), ..fx.options() };
+    let mut mem = Memory::open_with(fx.dir.path(), opts).unwrap();
+    let mut items = vec![chat(
+        "app:a",
+        "User",
+        T0,
+        "Always show code with syntax highlighting when I ask about implementation details.",
+    )];
+    for i in 0..4 {
+        items.push(chat(
+            "app:a",
+            "User",
+            T0 + (i + 1) * MIN,
+            &format!("the login page of my app, draft {i}: the login feature"),
+        ));
+    }
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    let q = "how do I implement the login feature, in detail?";
+    let plain = ask(&mem, q, 10, false);
+    let reranked = ask(&mem, q, 10, true);
+    let at = |r: &QueryResponse, s: &str| r.hits.iter().position(|h| h.content.contains(s));
+    let instruction = at(&plain, "syntax highlighting").expect("walk brings the instruction");
+    assert_eq!(at(&reranked, "syntax highlighting"), Some(instruction), "pinned where walk put it");
+    let pinned = &reranked.hits[instruction];
+    assert!(pinned.explain.as_ref().unwrap().get("rerank").is_none(), "not scored: {pinned:?}");
+    // The others were re-scored among themselves, around it, as the fusion says.
+    let free: Vec<&str> =
+        plain.hits.iter().enumerate().filter(|&(i, _)| i != instruction).map(|(_, h)| h.node_id.as_str()).collect();
+    let scores: Vec<f32> = plain
+        .hits
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != instruction)
+        .map(|(_, h)| if h.content.contains("draft 3") { 1.0 } else { 0.0 })
+        .collect();
+    let mut want: Vec<&str> = fuse_ranks(&scores).iter().map(|&(i, _, _)| free[i]).collect();
+    want.insert(instruction, plain.hits[instruction].node_id.as_str());
+    assert_eq!(ids(&reranked), want);
+    assert!(reranked.hits.windows(2).all(|p| p[0].score >= p[1].score), "scores fall");
+}
