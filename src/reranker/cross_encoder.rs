@@ -25,7 +25,6 @@ use super::CrossScorer;
 use crate::embed::{intra_threads, runtime, tokens};
 use crate::error::{Error, Result, panic_message};
 use ort::session::Session;
-use ort::value::TensorRef;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -221,23 +220,11 @@ impl CrossEncoder {
         let batch = tokens::Batch::pad(pairs, which, self.pad_id);
         let mut session =
             self.session.lock().map_err(|_| Error::reranker("the model is unusable after an earlier failure"))?;
-        let fail = |e: ort::Error| Error::Reranker {
-            what: format!("scoring {} pair(s) of {} tokens failed", batch.rows, batch.len),
-            source: Some(Box::new(e)),
-        };
         catch_unwind(AssertUnwindSafe(|| {
-            let shape = [batch.rows, batch.len];
-            let ids = TensorRef::from_array_view((shape, &batch.ids[..])).map_err(fail)?;
-            let mask = TensorRef::from_array_view((shape, &batch.mask[..])).map_err(fail)?;
-            let outputs = if self.type_ids {
-                let types = TensorRef::from_array_view((shape, &batch.type_ids[..])).map_err(fail)?;
-                session.run(ort::inputs!["input_ids" => ids, "attention_mask" => mask, "token_type_ids" => types])
-            } else {
-                session.run(ort::inputs!["input_ids" => ids, "attention_mask" => mask])
-            }
-            .map_err(fail)?;
-            let (shape, data) = outputs[self.output.as_str()].try_extract_tensor::<f32>().map_err(fail)?;
-            Ok((shape.to_vec(), data.to_vec()))
+            runtime::run(&mut session, &batch, self.type_ids, &self.output).map_err(|e| Error::Reranker {
+                what: format!("scoring {} pair(s) of {} tokens failed", batch.rows, batch.len),
+                source: Some(Box::new(e)),
+            })
         }))
         .map_err(|p| Error::reranker(format!("ONNX Runtime panicked while scoring: {}", panic_message(&*p))))?
     }

@@ -166,16 +166,19 @@ fn the_cli_reranks_walks_hits_and_the_harness_runs_walk_plus_rerank() {
     let Some(python) = python3("the_cli_reranks_walks_hits_and_the_harness_runs_walk_plus_rerank") else { return };
     let prepared = dir.path().join("prepared.jsonl");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/train-reranker.py");
-    let o = Command::new(&python)
-        .arg(&script)
-        .args(["prepare", "--corpus"])
-        .arg(&corpus)
-        .arg("--top")
-        .arg(&per_q)
-        .arg("--out")
-        .arg(&prepared)
-        .output()
-        .unwrap();
+    let prepare = || {
+        Command::new(&python)
+            .arg(&script)
+            .args(["prepare", "--corpus"])
+            .arg(&corpus)
+            .arg("--top")
+            .arg(&per_q)
+            .arg("--out")
+            .arg(&prepared)
+            .output()
+            .unwrap()
+    };
+    let o = prepare();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stats: Value = serde_json::from_slice(&o.stdout).unwrap();
     let lines: Vec<Value> =
@@ -190,16 +193,7 @@ fn the_cli_reranks_walks_hits_and_the_harness_runs_walk_plus_rerank() {
     assert_eq!(marathon["positives"].as_array().unwrap().len(), 2);
     // A per-question file that is not JSON is refused with its line.
     std::fs::write(&per_q, "{not json\n").unwrap();
-    let o = Command::new(&python)
-        .arg(&script)
-        .args(["prepare", "--corpus"])
-        .arg(&corpus)
-        .arg("--top")
-        .arg(&per_q)
-        .arg("--out")
-        .arg(&prepared)
-        .output()
-        .unwrap();
+    let o = prepare();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains(":1: not JSON"), "{}", String::from_utf8_lossy(&o.stderr));
 }

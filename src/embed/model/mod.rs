@@ -37,7 +37,6 @@ pub use tokens::{MAX_ROWS, TOKEN_BUDGET};
 use super::Embedder;
 use crate::error::{Error, Result, panic_message};
 use ort::session::Session;
-use ort::value::TensorRef;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -194,22 +193,10 @@ struct Io {
 /// One model call: the token vectors of `batch`, row-major, and their shape (`[rows, len,
 /// dim]` for a well-formed model; the caller checks).
 fn run(session: &mut Session, io: &Io, batch: &tokens::Batch) -> Result<(Vec<i64>, Vec<f32>)> {
-    let fail = |e: ort::Error| Error::Model {
+    runtime::run(session, batch, io.type_ids, &io.output).map_err(|e| Error::Model {
         what: format!("embedding a batch of {} text(s) of {} tokens failed", batch.rows, batch.len),
         source: Some(Box::new(e)),
-    };
-    let shape = [batch.rows, batch.len];
-    let ids = TensorRef::from_array_view((shape, &batch.ids[..])).map_err(fail)?;
-    let mask = TensorRef::from_array_view((shape, &batch.mask[..])).map_err(fail)?;
-    let outputs = if io.type_ids {
-        let types = TensorRef::from_array_view((shape, &batch.type_ids[..])).map_err(fail)?;
-        session.run(ort::inputs!["input_ids" => ids, "attention_mask" => mask, "token_type_ids" => types])
-    } else {
-        session.run(ort::inputs!["input_ids" => ids, "attention_mask" => mask])
-    }
-    .map_err(fail)?;
-    let (out_shape, data) = outputs[io.output.as_str()].try_extract_tensor::<f32>().map_err(fail)?;
-    Ok((out_shape.to_vec(), data.to_vec()))
+    })
 }
 
 impl Embedder for FastEmbedder {

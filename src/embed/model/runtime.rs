@@ -85,3 +85,26 @@ pub fn session(env: &Environment, model: &Path, opts: SessionOptions) -> Result<
         source: Some(Box::new(e)),
     })
 }
+
+/// One call of `session` on `batch` (`input_ids`, `attention_mask`, and `token_type_ids` when
+/// the graph takes them): the output `output`'s shape and values. The embedder and the
+/// cross-encoder each check the shape they expect.
+pub fn run(
+    session: &mut Session,
+    batch: &super::tokens::Batch,
+    type_ids: bool,
+    output: &str,
+) -> std::result::Result<(Vec<i64>, Vec<f32>), ort::Error> {
+    use ort::value::TensorRef;
+    let shape = [batch.rows, batch.len];
+    let ids = TensorRef::from_array_view((shape, &batch.ids[..]))?;
+    let mask = TensorRef::from_array_view((shape, &batch.mask[..]))?;
+    let outputs = if type_ids {
+        let types = TensorRef::from_array_view((shape, &batch.type_ids[..]))?;
+        session.run(ort::inputs!["input_ids" => ids, "attention_mask" => mask, "token_type_ids" => types])
+    } else {
+        session.run(ort::inputs!["input_ids" => ids, "attention_mask" => mask])
+    }?;
+    let (out_shape, data) = outputs[output].try_extract_tensor::<f32>()?;
+    Ok((out_shape.to_vec(), data.to_vec()))
+}
