@@ -16,10 +16,11 @@
 //! vocabulary is larger than the model's embedding table (a tokenizer from another model).
 //!
 //! Why not fastembed's reranker API: the embedder left fastembed because its session builder
-//! cannot turn ONNX Runtime's CPU arena off (an import reached 1.6 GB); a second session
-//! built by it would bring the arena back. This one is built like the embedder's (arena and
-//! memory patterns off), so reranking adds the model's weights and little else (BENCHMARKS.md,
-//! "Reranking").
+//! cannot turn ONNX Runtime's CPU arena off (an import reached 1.6 GB); its reranker keeps the
+//! arena too. Measured on the same int8 cross-encoder, 100 questions × 20 passages, one
+//! thread: fastembed 7.7's `TextRerank` peaked at 551 MB, this one at 190 MB (BENCHMARKS.md,
+//! "Reranking"), since it is built like the embedder's session (arena and memory patterns
+//! off) under `tune_malloc`.
 
 use super::CrossScorer;
 use crate::embed::{intra_threads, runtime, tokens};
@@ -42,10 +43,13 @@ const TOKENIZER_FILE: &str = "tokenizer.json";
 /// accept 512; the cost grows with the square of the length, and the stage scores a long
 /// message's snippet, not the message.
 const DEFAULT_MAX_TOKENS: usize = 256;
-/// Padded tokens per model call (as the embedder: small calls stay in cache).
-const TOKEN_BUDGET: usize = 2048;
-/// Rows per model call at most.
-const MAX_ROWS: usize = 64;
+/// Pairs per model call: one. An int8 model quantised dynamically (as `train-reranker.py`
+/// exports, and most published int8 cross-encoders) computes one activation scale per call
+/// over the whole batch, padding included, so a pair's score moved with the pairs beside it
+/// (by up to 0.9 logits on one LoCoMo question, batched 19 + 1 against 20 at once). One pair
+/// per call makes a score a function of its question and passage alone, and costs little: a
+/// call's fixed cost is small beside 20 × ~50–250 tokens of attention, and no padding is run.
+const PAIRS_PER_CALL: usize = 1;
 /// A passage is cut at this many bytes before tokenising: the tokenizer keeps every token of
 /// a text until truncation, and `max_tokens` tokens never need more than a few KB.
 const MAX_PASSAGE_BYTES: usize = 16 * 1024;
@@ -241,7 +245,7 @@ impl CrossScorer for CrossEncoder {
         }
         let pairs = self.encode(query, passages)?;
         let mut scores = vec![0.0f32; passages.len()];
-        for call in tokens::plan(&pairs, TOKEN_BUDGET, MAX_ROWS) {
+        for call in tokens::plan(&pairs, usize::MAX, PAIRS_PER_CALL) {
             let (shape, values) = self.run(&pairs, &call)?;
             if values.len() != call.len() {
                 return Err(Error::reranker(format!(
