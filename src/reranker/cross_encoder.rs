@@ -43,13 +43,6 @@ const TOKENIZER_FILE: &str = "tokenizer.json";
 /// accept 512; the cost grows with the square of the length, and the stage scores a long
 /// message's snippet, not the message.
 const DEFAULT_MAX_TOKENS: usize = 256;
-/// Pairs per model call: one. An int8 model quantised dynamically (as `train-reranker.py`
-/// exports, and most published int8 cross-encoders) computes one activation scale per call
-/// over the whole batch, padding included, so a pair's score moved with the pairs beside it
-/// (by up to 0.9 logits on one LoCoMo question, batched 19 + 1 against 20 at once). One pair
-/// per call makes a score a function of its question and passage alone, and costs little: a
-/// call's fixed cost is small beside 20 × ~50–250 tokens of attention, and no padding is run.
-const PAIRS_PER_CALL: usize = 1;
 /// A passage is cut at this many bytes before tokenising: the tokenizer keeps every token of
 /// a text until truncation, and `max_tokens` tokens never need more than a few KB.
 const MAX_PASSAGE_BYTES: usize = 16 * 1024;
@@ -244,17 +237,22 @@ impl CrossScorer for CrossEncoder {
             return Ok(Vec::new());
         }
         let pairs = self.encode(query, passages)?;
-        let mut scores = vec![0.0f32; passages.len()];
-        for call in tokens::plan(&pairs, usize::MAX, PAIRS_PER_CALL) {
-            let (shape, values) = self.run(&pairs, &call)?;
-            if values.len() != call.len() {
-                return Err(Error::reranker(format!(
-                    "the model returned {shape:?} for {} pairs; expected one score per pair",
-                    call.len()
-                )));
-            }
-            for (k, &i) in call.iter().enumerate() {
-                scores[i] = values[k];
+        // One pair per model call. An int8 model quantised dynamically (as `train-reranker.py`
+        // exports, and most published int8 cross-encoders) computes one activation scale per
+        // call over the whole batch, padding included, so a pair's score moved with the pairs
+        // beside it (by up to 0.9 logits on one LoCoMo question, batched 19 + 1 against 20 at
+        // once). Alone, a score is a function of its question and passage; a call's fixed cost
+        // is small beside 20 × ~50–250 tokens of attention, and no padding is run.
+        let mut scores = Vec::with_capacity(pairs.len());
+        for i in 0..pairs.len() {
+            let (shape, values) = self.run(&pairs, &[i])?;
+            match values[..] {
+                [score] => scores.push(score),
+                _ => {
+                    return Err(Error::reranker(format!(
+                        "the model returned {shape:?} for one pair; expected one score per pair"
+                    )));
+                }
             }
         }
         Ok(scores)

@@ -105,8 +105,11 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     let reranker = mem.options().reranker.as_ref().filter(|_| args.rerank);
     ranked.truncate(reranker.map_or(args.limit, |r| r.top.max(args.limit)));
     let ids: Vec<NodeId> = ranked.iter().map(|r| r.scored.node.node_id.clone()).collect();
-    // Standing instructions keep their place (`rerank_hits`).
-    let pinned: Vec<bool> = ranked.iter().map(|r| r.scored.node.instruction).collect();
+    // Standing instructions keep their place (`rerank_hits`); nothing to note without a stage.
+    let pinned: Vec<bool> = match reranker {
+        Some(_) => ranked.iter().map(|r| r.scored.node.instruction).collect(),
+        None => Vec::new(),
+    };
     let rows = HitRows::read(mem, &ids)?;
     let mut hits =
         ranked.into_iter().map(|r| leaf_hit(&rows, &qa, &route, r, &coverage)).collect::<Result<Vec<_>>>()?;
