@@ -61,7 +61,7 @@ impl Gazetteer {
             if let (Some(first), Some(_)) = (parts.next(), parts.next())
                 && first.chars().count() >= 2
                 && first.chars().all(char::is_alphabetic)
-                && !super::extract::is_not_name(first)
+                && !super::words::is_not_name(first)
             {
                 self.add_key(first.to_string(), kind, id);
             }

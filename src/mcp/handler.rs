@@ -3,7 +3,7 @@
 //! (`isError: true`) rather than a protocol failure or a crash; and the `memory_agent` prompt
 //! (`prompt.rs`) through `prompts/list` and `prompts/get`.
 
-use super::prompt;
+use super::{TOOL_NAMES, prompt};
 use crate::error::Error;
 use crate::memory::{BackgroundEmbedder, Memory};
 use crate::retrieval::Scope;
@@ -17,9 +17,6 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use std::sync::{Arc, Mutex, PoisonError};
-
-/// The two tool names this server publishes.
-pub const TOOL_NAMES: [&str; 2] = ["memory_tree", "memory_recall"];
 
 const INSTRUCTIONS: &str = "memtree holds the user's long-term memory (chat, e-mail, documents) as a tree of \
 leaves and summaries. Use `memory_tree` with mode `walk` for a question in plain words, `search_entities` \

@@ -17,6 +17,9 @@ mod forget;
 mod handler;
 mod prompt;
 
+/// The two tool names this server publishes.
+pub const TOOL_NAMES: [&str; 2] = ["memory_tree", "memory_recall"];
+
 pub use handler::{McpServer, ToolOutcome};
 
 use rmcp::ServiceExt;

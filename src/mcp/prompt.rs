@@ -4,7 +4,7 @@
 //! after it, a list of every mode and op made from the tools' tables (names, aliases, the
 //! field a request's words go in, when to use it), so a mode added to a table is offered here.
 
-use super::handler::TOOL_NAMES;
+use super::TOOL_NAMES;
 use crate::error::{Error, Result};
 use crate::tool::{MODES, ModeSpec, RECALL_OPS};
 use rmcp::model::{GetPromptResult, Prompt, PromptArgument, PromptMessage, Role};

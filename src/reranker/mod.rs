@@ -14,7 +14,6 @@ mod cross_encoder;
 mod fuse;
 
 pub use cross_encoder::{CrossEncoder, RERANK_THREADS_ENV, RERANKER_SETTINGS_FILE};
-pub(crate) use fuse::rerank_hits;
 pub use fuse::{RRF_K, fuse_ranks};
 
 use crate::error::Result;

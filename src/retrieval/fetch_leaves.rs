@@ -24,23 +24,3 @@ pub fn fetch_leaves(mem: &MemoryReader, args: &FetchLeavesArgs, scope: &Scope) -
         mem.store().nodes(&ids)?.into_iter().filter(|n| n.is_leaf() && scope.allows(n.tree_id.scope())).collect();
     to_hits(mem, rows.iter().map(|n| (n, 1.0)))
 }
-
-// ---- its row of the `memory_tree` table (`tool::spec::MODES`) --------------------------------
-
-use crate::tool::Request;
-use crate::tool::spec::{Args, ModeSpec, Ty, f};
-
-/// This mode's row: its names, docs, fields, primary field and parser.
-pub(crate) const SPEC: ModeSpec = ModeSpec {
-    mode: "fetch_leaves",
-    when: "Before quoting or citing: the full text and source_ref of leaf ids from any hit list.",
-    aliases: &[],
-    primary: Some("chunk_ids"),
-    parse,
-    doc: "Full text and source_ref of leaves by id, in input order; unknown ids are skipped.",
-    fields: &[f("chunk_ids", Ty::StrArray, true, "Leaf ids; only the first 20 are used.")],
-};
-
-fn parse(a: &Args<'_>) -> Result<Request> {
-    Ok(Request::FetchLeaves(FetchLeavesArgs { chunk_ids: a.str_array_prefix("chunk_ids", MAX_IDS)? }))
-}

@@ -1,7 +1,6 @@
 //! The shapes every read mode returns (`RetrievalHit`, `QueryResponse`, `EntityMatch`) and
 //! the scope gate.
 
-use super::snippet::Snippet;
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{BatchReads, NodeRow, TreeRow};
@@ -198,4 +197,18 @@ pub(crate) fn to_hits<'a>(
 ) -> Result<Vec<RetrievalHit>> {
     let parts = HitParts::read(mem, nodes.clone().into_iter().map(|(n, _)| n))?;
     Ok(nodes.into_iter().map(|(n, s)| parts.hit(n, s)).collect())
+}
+
+/// The passage of a hit's `content` that best matches the query.
+///
+/// `start` and `end` are character offsets (Unicode scalar values, not bytes or UTF-16
+/// units) into `content`: `content.chars().skip(start).take(end - start)` is `text`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snippet {
+    /// The passage (at most ~200 tokens, cut on paragraph, sentence or word boundaries).
+    pub text: String,
+    /// Its first character in `content`, counted from 0.
+    pub start: usize,
+    /// One past its last character.
+    pub end: usize,
 }

@@ -1,22 +1,21 @@
 //! Read modes of the `memory_tree` tool: one file per mode, plus the shapes they return and
 //! the rerank they share. Retrieval never writes.
 
-pub(crate) mod cover_window;
-pub(crate) mod drill_down;
+mod cover_window;
+mod drill_down;
 pub(crate) mod fetch_leaves;
 mod hit;
-pub(crate) mod query_source;
+mod query_source;
 mod rerank;
-pub(crate) mod search_entities;
+mod search_entities;
 mod snippet;
 pub mod walk;
 
 pub use cover_window::{CoverWindowArgs, cover_window};
 pub use drill_down::{DrillDownArgs, drill_down};
 pub use fetch_leaves::{FetchLeavesArgs, fetch_leaves};
-pub use hit::{EntityMatch, QueryResponse, RetrievalHit, Scope, parse_rfc3339, rfc3339};
+pub use hit::{EntityMatch, QueryResponse, RetrievalHit, Scope, Snippet, parse_rfc3339, rfc3339};
 pub use query_source::{QuerySourceArgs, query_source};
 pub use rerank::Fusion;
 pub use search_entities::{SearchEntitiesArgs, search_entities};
-pub use snippet::Snippet;
 pub use walk::{WalkArgs, WalkParams, walk};

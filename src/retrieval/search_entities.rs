@@ -76,45 +76,6 @@ pub fn search_entities(mem: &MemoryReader, args: &SearchEntitiesArgs, scope: &Sc
         .collect())
 }
 
-// ---- its row of the `memory_tree` table (`tool::spec::MODES`) --------------------------------
-
-use crate::text::clip;
-use crate::tool::Request;
-use crate::tool::spec::{Args, ECHO, ModeSpec, Ty, f, int, limit};
-
-/// This mode's row: its names, docs, fields, primary field and parser.
-pub(crate) const SPEC: ModeSpec = ModeSpec {
-    mode: "search_entities",
-    when: "A named person, organisation, project, hashtag or address: resolve it here first, then ask with its canonical id and spelling.",
-    aliases: &[],
-    primary: Some("query"),
-    parse,
-    doc: "Find entities (people, organisations, e-mails, handles, hashtags, topics…) whose id or surface contains `query`, case-insensitively; most-mentioned first, then most recent.",
-    fields: &[
-        f("query", Ty::Str, true, "Substring to look for; `%`, `_` and `\\` are literal. Blank returns []."),
-        f(
-            "kinds",
-            Ty::StrArray,
-            false,
-            "Only these entity kinds: email url handle hashtag person organization location event product datetime technology artifact quantity misc topic.",
-        ),
-        int("limit", 5, 100, "Maximum matches (default 5, cap 100)."),
-    ],
-};
-
-fn parse(a: &Args<'_>) -> Result<Request> {
-    let kinds = a
-        .str_array("kinds")?
-        .unwrap_or_default()
-        .iter()
-        .map(|k| {
-            EntityKind::parse(k.trim().to_ascii_lowercase().as_str())
-                .ok_or_else(|| a.err(&format!("`kinds`: unknown entity kind `{}`", clip(k, ECHO))))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Request::SearchEntities(SearchEntitiesArgs { query: a.str("query")?, kinds, limit: limit(a)? }))
-}
-
 /// How a name matched a query that is not its plain substring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Near {

@@ -7,30 +7,15 @@
 //! No passage is embedded at query time: at ~10 ms a passage on these machines, ten long
 //! hits would cost more than the walk itself.
 
-use super::hit::RetrievalHit;
+use super::hit::{RetrievalHit, Snippet};
 use crate::error::Result;
 use crate::index::IndexSearcher;
 use crate::text::{PassageLimits, content_words, passages};
 use crate::types::NodeKind;
-use serde::{Deserialize, Serialize};
 
 /// BM25's term-frequency saturation and length normalisation, over passages.
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
-
-/// The passage of a hit's `content` that best matches the query.
-///
-/// `start` and `end` are character offsets (Unicode scalar values, not bytes or UTF-16
-/// units) into `content`: `content.chars().skip(start).take(end - start)` is `text`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Snippet {
-    /// The passage (at most ~200 tokens, cut on paragraph, sentence or word boundaries).
-    pub text: String,
-    /// Its first character in `content`, counted from 0.
-    pub start: usize,
-    /// One past its last character.
-    pub end: usize,
-}
 
 /// A query as the snippet chooser sees it: analysed terms and their weights, computed once
 /// per request.

@@ -2,45 +2,14 @@
 //! key, unknown and missing fields, then typed access to each value with the table's defaults
 //! and caps, and error messages that name the tool, the mode and the field.
 
-use super::spec::{Checks, FieldSpec, ToolSpec, Ty};
+use super::field::{FieldSpec, Ty};
 use crate::error::{Error, Result};
 use crate::text::clip;
+use crate::types::SourceKind;
 use serde_json::{Map, Value};
 
 /// At most this many characters of caller text are echoed in an error.
 pub const ECHO: usize = 64;
-
-/// Parse one call of `tool`: the input must be an object naming a known mode (or op); its
-/// keys are checked as `tool.checks` says, then the mode's row builds the request.
-pub fn parse<R>(tool: &ToolSpec<R>, v: &Value) -> Result<R> {
-    let t = tool.name;
-    let invalid = |what: String| Error::InvalidRequest { message: format!("{t}: {what}") };
-    let Value::Object(obj) = v else {
-        return Err(invalid(format!("the input must be a JSON object, got {}", kind(v))));
-    };
-    let sel = tool.selector;
-    if tool.checks == Checks::Shared {
-        for k in obj.keys() {
-            if k != sel && !tool.modes.iter().any(|m| m.fields.iter().any(|f| f.name == k)) {
-                return Err(invalid(format!("unknown field `{}`", clip(k, ECHO))));
-            }
-        }
-    }
-    let mode = match (obj.get(sel), tool.default) {
-        (Some(Value::String(s)), _) => s.as_str(),
-        (None | Some(Value::Null), Some(d)) => d,
-        (Some(v), Some(_)) => return Err(invalid(format!("`{sel}` must be a string, got {}", kind(v)))),
-        (_, None) => return Err(invalid(format!("`{sel}` is required"))),
-    };
-    let Some(spec) = tool.find(mode) else {
-        return Err(invalid(format!("unknown {sel} `{}`. Valid: {}", clip(mode, ECHO), tool.names.join(", "))));
-    };
-    let a = Args { tool: t, mode: (tool.checks == Checks::PerMode).then_some(mode), fields: spec.fields, obj };
-    if tool.checks == Checks::PerMode {
-        a.check_keys(sel)?;
-    }
-    (spec.parse)(&a)
-}
 
 /// Add the tool and the mode to an [`Error::InvalidArgument`] from below the tool (the write
 /// path names only the field): the one place besides [`Args::err`] that says which mode.
@@ -63,9 +32,20 @@ pub struct Args<'a> {
 }
 
 impl<'a> Args<'a> {
+    /// The arguments `obj` of one call of `tool`'s mode whose fields are `fields`; `mode` is
+    /// the mode as the caller spelled it, when errors name it.
+    pub(super) fn new(
+        tool: &'static str,
+        mode: Option<&'a str>,
+        fields: &'static [FieldSpec],
+        obj: &'a Map<String, Value>,
+    ) -> Args<'a> {
+        Args { tool, mode, fields, obj }
+    }
+
     /// Check that every key is a field of the mode (the mode key aside) and every required
     /// field is present.
-    fn check_keys(&self, selector: &str) -> Result<()> {
+    pub(super) fn check_keys(&self, selector: &str) -> Result<()> {
         for k in self.obj.keys() {
             if k != selector && !self.fields.iter().any(|f| f.name == k) {
                 let known: Vec<&str> = self.fields.iter().map(|f| f.name).collect();
@@ -234,5 +214,27 @@ pub fn kind(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+// ---- what several modes read alike ----------------------------------------------------------
+
+/// The `limit` field.
+pub(crate) fn limit(a: &Args<'_>) -> Result<usize> {
+    a.int("limit").map(|x| x as usize)
+}
+
+/// A non-blank source id, trimmed (a blank one means "any source").
+pub(crate) fn source_id(a: &Args<'_>) -> Result<Option<String>> {
+    Ok(a.opt_str("source_id")?.filter(|s| !s.trim().is_empty()))
+}
+
+/// The `source_kind` field, parsed.
+pub(crate) fn source_kind(a: &Args<'_>) -> Result<Option<SourceKind>> {
+    match a.opt_str("source_kind")? {
+        None => Ok(None),
+        Some(s) => SourceKind::parse(s.trim())
+            .map(Some)
+            .ok_or_else(|| a.err(&format!("`source_kind` must be chat, email or document, got `{}`", clip(&s, ECHO)))),
     }
 }

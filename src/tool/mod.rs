@@ -3,50 +3,54 @@
 //! the published JSON Schema, and the separate `memory_recall` key–value tool.
 
 mod args;
-mod ingest_document;
+mod field;
+mod mode;
+mod modes;
 mod recall;
 mod schema;
-// The modes' rows in `retrieval/` are written in the table's terms.
-pub(crate) mod spec;
+mod spec;
 
+pub use field::{FieldSpec, Ty};
+pub use modes::{MODE_NAMES, MODES, mode};
 pub use recall::OPS as RECALL_OPS;
 pub use recall::{RecallHit, RecallRequest, memory_recall, memory_recall_json, parse_recall};
 pub use schema::{memory_recall_schema, memory_tree_schema};
-pub use spec::{FieldSpec, MODE_NAMES, MODES, ModeSpec, Ty, mode};
+pub use spec::ModeSpec;
 
 use crate::error::{Error, Result};
-use crate::ingest::Document;
 use crate::memory::Memory;
 use crate::reader::MemoryReader;
-use crate::retrieval::{
-    CoverWindowArgs, DrillDownArgs, EntityMatch, FetchLeavesArgs, QueryResponse, QuerySourceArgs, RetrievalHit, Scope,
-    SearchEntitiesArgs, WalkArgs, cover_window, drill_down, fetch_leaves, query_source, search_entities, walk,
-};
+use crate::retrieval::{EntityMatch, QueryResponse, RetrievalHit, Scope};
+use mode::{AnyCall, Target};
 use serde::Serialize;
 use serde_json::Value;
-use spec::INGEST_DOCUMENT;
+
+/// The tool's name.
+pub(crate) const TREE_NAME: &str = "memory_tree";
 
 /// Largest JSON input accepted by [`call_json`] (a 50 MB document plus envelope).
 pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 
-/// One `memory_tree` call, typed: one variant per row of [`MODES`] (an alias shares its
-/// mode's variant).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Request {
-    /// `search_entities`.
-    SearchEntities(SearchEntitiesArgs),
-    /// `query_source`.
-    QuerySource(QuerySourceArgs),
-    /// `drill_down`.
-    DrillDown(DrillDownArgs),
-    /// `cover_window`.
-    CoverWindow(CoverWindowArgs),
-    /// `fetch_leaves`.
-    FetchLeaves(FetchLeavesArgs),
-    /// `ingest_document` (the one write).
-    IngestDocument(Document),
-    /// `walk` and its alias `smart_walk`.
-    Walk(WalkArgs),
+/// One parsed `memory_tree` call: its mode and arguments, checked. Build it with
+/// [`Request::from_json`] or [`parse_call`]; run it with [`call`] or [`call_read`].
+pub struct Request(Box<dyn AnyCall>);
+
+impl Clone for Request {
+    fn clone(&self) -> Self {
+        Request(self.0.clone_box())
+    }
+}
+
+impl PartialEq for Request {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.eq_call(other.0.as_ref())
+    }
+}
+
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.debug(f)
+    }
 }
 
 /// Confirmation of `ingest_document`.
@@ -88,58 +92,36 @@ impl Request {
     /// Parse a tool call. Errors are the exact strings of SPEC §3 for `mode`, and name the
     /// mode and the field otherwise.
     pub fn from_json(v: &Value) -> Result<Request> {
-        args::parse(&spec::TREE, v)
+        spec::parse(&modes::TREE, v)
     }
 
     /// True for the one mode that writes.
     pub fn is_write(&self) -> bool {
-        matches!(self, Request::IngestDocument(_))
+        self.0.writes()
+    }
+
+    /// The mode's name (an alias reads as its mode: `smart_walk` is `walk`).
+    pub fn mode(&self) -> &'static str {
+        self.0.mode()
     }
 }
 
-/// Run a typed request. `scope` is the host's gate (SPEC §1), applied by every read mode.
+/// Run a request. `scope` is the host's gate (SPEC §1), applied by every read mode; a read
+/// runs on the writer's reader in one snapshot of the store.
 pub fn call(mem: &mut Memory, req: Request, scope: &Scope) -> Result<Response> {
-    Ok(match req {
-        Request::IngestDocument(d) => {
-            let source_id = d.source_id.0.clone();
-            // The write path names the field; the tool's caller also needs the mode (SPEC §3).
-            let r = mem.ingest_document(d).map_err(|e| args::in_mode(e, spec::TREE.name, INGEST_DOCUMENT))?;
-            let message = if r.removed > 0 {
-                format!("replaced document `{source_id}`: {} leaves written ({} replaced)", r.leaves, r.removed)
-            } else {
-                format!("ingested document `{source_id}`: {} leaves written", r.leaves)
-            };
-            Response::Ingested(IngestConfirmation {
-                status: "ok",
-                source_id,
-                leaves: r.leaves,
-                summaries: r.summaries,
-                replaced_leaves: r.removed,
-                message,
-            })
-        }
-        read => call_read(mem.as_reader(), read, scope)?,
-    })
+    if req.is_write() {
+        return req.0.run(Target::Writer(mem), scope);
+    }
+    call_read(mem.as_reader(), req, scope)
 }
 
 /// Run a read-only request on a reader, in one snapshot of the store
 /// (an `ingest_document` request is refused).
 pub fn call_read(mem: &MemoryReader, req: Request, scope: &Scope) -> Result<Response> {
-    mem.read(|m| read_mode(m, req, scope))
-}
-
-fn read_mode(mem: &MemoryReader, req: Request, scope: &Scope) -> Result<Response> {
-    Ok(match req {
-        Request::SearchEntities(a) => Response::Entities(search_entities(mem, &a, scope)?),
-        Request::QuerySource(a) => Response::Query(query_source(mem, &a, scope)?),
-        Request::DrillDown(a) => Response::Query(drill_down(mem, &a, scope)?),
-        Request::CoverWindow(a) => Response::Query(cover_window(mem, &a, scope)?),
-        Request::FetchLeaves(a) => Response::Leaves(fetch_leaves(mem, &a, scope)?),
-        Request::Walk(a) => Response::Query(walk(mem, &a, scope)?),
-        Request::IngestDocument(_) => {
-            return Err(invalid(format!("{}: {INGEST_DOCUMENT}: this handle is read-only", spec::TREE.name)));
-        }
-    })
+    if req.is_write() {
+        return Err(mode::read_only(req.mode()));
+    }
+    mem.read(|m| req.0.run(Target::Reader(m), scope))
 }
 
 /// [`call_json`] for a reader: read modes only (`ingest_document` is refused).

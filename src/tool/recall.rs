@@ -2,9 +2,10 @@
 //! scored search for exact fact lookups — with its ops' field table (the same machinery as
 //! `memory_tree`'s modes, in `spec.rs`).
 
-use super::args::{self, Args, ECHO};
+use super::args::{Args, ECHO};
+use super::field::{FieldSpec, Ty, f, int};
 use super::parse_input;
-use super::spec::{Checks, FieldSpec, ModeSpec, ToolSpec, Ty, f, int, mode_names, name_count};
+use super::spec::{self, Checks, ModeSpec, ToolSpec, mode_names, name_count};
 use crate::error::{Error, Result};
 use crate::memory::Memory;
 use crate::store::RecallReads;
@@ -131,7 +132,7 @@ pub static RECALL: ToolSpec<RecallRequest> = ToolSpec {
 impl RecallRequest {
     /// Parse `{op, namespace, key, content, query, limit}`.
     pub fn from_json(v: &Value) -> Result<RecallRequest> {
-        args::parse(&RECALL, v)
+        spec::parse(&RECALL, v)
     }
 
     /// Whether the operation writes (`put`, `forget`): a read of a missing store creates

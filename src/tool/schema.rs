@@ -1,8 +1,10 @@
 //! The published JSON Schemas of the tools (for LLM function calling), generated from the
 //! same field tables the parser uses.
 
+use super::field::Ty;
+use super::modes::TREE;
 use super::recall::RECALL;
-use super::spec::{TREE, ToolSpec, Ty};
+use super::spec::ToolSpec;
 use crate::types::{EntityKind, SourceKind};
 use serde_json::{Map, Value, json};
 

@@ -1,59 +1,16 @@
 //! The field tables of the tools. Each mode of `memory_tree` (and, in `recall.rs`, each op of
 //! `memory_recall`) is one [`ModeSpec`] row carrying its names, docs, fields, primary field
-//! and the function that builds its request; a `memory_tree` mode's row sits in the mode's
-//! own file and [`MODES`] lists them. The argument checks (`args.rs`), the list of valid
+//! and the function that builds its request; a `memory_tree` mode's row is built from its
+//! [`Mode`](super::mode::Mode) in `modes/` and [`MODES`] lists them. The argument checks (`args.rs`), the list of valid
 //! names, the published JSON Schema (`schema.rs`), the MCP prompt's check and the REPL's
 //! commands are all read off the rows, so they cannot drift apart.
 
 use super::Request;
-pub(crate) use super::args::{Args, ECHO};
-use crate::error::Result;
+use super::args::{Args, ECHO, kind};
+use super::field::FieldSpec;
+use crate::error::{Error, Result};
 use crate::text::clip;
-use crate::types::SourceKind;
-
-/// JSON type of a field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ty {
-    /// A string.
-    Str,
-    /// An integer (integral floats accepted; clamped to the cap).
-    Int,
-    /// A number.
-    Num,
-    /// An array of strings.
-    StrArray,
-}
-
-impl Ty {
-    /// The JSON Schema type name.
-    pub fn json_type(self) -> &'static str {
-        match self {
-            Ty::Str => "string",
-            Ty::Int => "integer",
-            Ty::Num => "number",
-            Ty::StrArray => "array",
-        }
-    }
-}
-
-/// One argument of a mode.
-#[derive(Debug, Clone, Copy)]
-pub struct FieldSpec {
-    /// The key in the call's JSON object.
-    pub name: &'static str,
-    /// Its JSON type.
-    pub ty: Ty,
-    /// Whether a call must give it.
-    pub required: bool,
-    /// Default of an integer field (0 in the input means this).
-    pub default: Option<i64>,
-    /// Largest accepted integer; larger values are clamped.
-    pub cap: Option<i64>,
-    /// Smallest accepted integer; smaller values are an error.
-    pub min: Option<i64>,
-    /// What it means, for the JSON Schema.
-    pub doc: &'static str,
-}
+use serde_json::Value;
 
 /// One mode (or op) of a tool, whose calls become an `R`.
 #[derive(Debug)]
@@ -120,11 +77,6 @@ impl<R> ToolSpec<R> {
     }
 }
 
-/// The `memory_tree` row of a mode name or alias (`smart_walk` → walk's row).
-pub fn mode(name: &str) -> Option<&'static ModeSpec> {
-    TREE.find(name)
-}
-
 /// How many names [`mode_names`] lists for `modes`.
 pub const fn name_count<R>(modes: &[ModeSpec<R>]) -> usize {
     let (mut i, mut n) = (0, 0);
@@ -159,124 +111,34 @@ pub const fn mode_names<R, const N: usize>(modes: &[ModeSpec<R>]) -> [&'static s
     out
 }
 
-pub(crate) const fn f(name: &'static str, ty: Ty, required: bool, doc: &'static str) -> FieldSpec {
-    FieldSpec { name, ty, required, default: None, cap: None, min: None, doc }
-}
-
-pub(crate) const fn int(name: &'static str, default: i64, cap: i64, doc: &'static str) -> FieldSpec {
-    FieldSpec { name, ty: Ty::Int, required: false, default: Some(default), cap: Some(cap), min: None, doc }
-}
-
-/// The one mode that writes (named again by the dispatcher's messages).
-pub const INGEST_DOCUMENT: &str = "ingest_document";
-
-/// Every mode, in SPEC order: each row lives in its mode's own file (`retrieval/<mode>.rs`,
-/// `retrieval/walk/spec.rs`, `tool/ingest_document.rs`), beside what it parses into.
-pub const MODES: &[ModeSpec] = &[
-    crate::retrieval::search_entities::SPEC,
-    crate::retrieval::query_source::SPEC,
-    crate::retrieval::drill_down::SPEC,
-    crate::retrieval::cover_window::SPEC,
-    crate::retrieval::fetch_leaves::SPEC,
-    super::ingest_document::SPEC,
-    crate::retrieval::walk::spec::SPEC,
-];
-
-/// Every accepted mode string, in SPEC order (walk's alias last).
-pub const MODE_NAMES: &[&str] = &mode_names::<Request, { name_count(MODES) }>(MODES);
-
-/// The `memory_tree` tool.
-pub static TREE: ToolSpec<Request> = ToolSpec {
-    name: "memory_tree",
-    doc: "Deterministic retrieval over the user's long-term memory (chat, e-mail, documents): pick a `mode`. No language model runs behind it; answers come in milliseconds.",
-    selector: "mode",
-    default: None,
-    checks: Checks::PerMode,
-    modes: MODES,
-    names: MODE_NAMES,
-};
-
-// ---- what several rows' parse functions read alike ------------------------------------------
-
-pub(crate) fn limit(a: &Args<'_>) -> Result<usize> {
-    a.int("limit").map(|x| x as usize)
-}
-
-/// A non-blank source id, trimmed (a blank one means "any source").
-pub(crate) fn source_id(a: &Args<'_>) -> Result<Option<String>> {
-    Ok(a.opt_str("source_id")?.filter(|s| !s.trim().is_empty()))
-}
-
-pub(crate) fn source_kind(a: &Args<'_>) -> Result<Option<SourceKind>> {
-    match a.opt_str("source_kind")? {
-        None => Ok(None),
-        Some(s) => SourceKind::parse(s.trim())
-            .map(Some)
-            .ok_or_else(|| a.err(&format!("`source_kind` must be chat, email or document, got `{}`", clip(&s, ECHO)))),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_come_from_the_rows() {
-        // Derived, not repeated: every row's name then every alias, each found again.
-        let mut want: Vec<&str> = MODES.iter().map(|m| m.mode).collect();
-        want.extend(MODES.iter().flat_map(|m| m.aliases.iter().copied()));
-        assert_eq!(MODE_NAMES, want);
-        assert!(MODE_NAMES.contains(&"walk") && MODE_NAMES.contains(&INGEST_DOCUMENT));
-        for m in MODES {
-            assert_eq!(mode(m.mode).map(|r| r.mode), Some(m.mode));
-            for a in m.aliases {
-                assert_eq!(mode(a).map(|r| r.mode), Some(m.mode));
-            }
-        }
-        assert_eq!(mode("smart_walk").map(|m| m.mode), Some("walk"));
-        assert!(mode("WALK").is_none());
-    }
-
-    #[test]
-    fn a_primary_field_is_one_of_the_rows_fields() {
-        let rows = MODES.iter().map(|m| (m.mode, m.primary, m.fields));
-        for (mode, primary, fields) in
-            rows.chain(super::super::recall::OPS.iter().map(|m| (m.mode, m.primary, m.fields)))
-        {
-            if let Some(p) = primary {
-                assert!(fields.iter().any(|f| f.name == p), "{mode}: primary `{p}` is not a field");
+/// Parse one call of `tool`: the input must be an object naming a known mode (or op); its
+/// keys are checked as `tool.checks` says, then the mode's row builds the request.
+pub fn parse<R>(tool: &ToolSpec<R>, v: &Value) -> Result<R> {
+    let t = tool.name;
+    let invalid = |what: String| Error::InvalidRequest { message: format!("{t}: {what}") };
+    let Value::Object(obj) = v else {
+        return Err(invalid(format!("the input must be a JSON object, got {}", kind(v))));
+    };
+    let sel = tool.selector;
+    if tool.checks == Checks::Shared {
+        for k in obj.keys() {
+            if k != sel && !tool.modes.iter().any(|m| m.fields.iter().any(|f| f.name == k)) {
+                return Err(invalid(format!("unknown field `{}`", clip(k, ECHO))));
             }
         }
     }
-
-    #[test]
-    fn every_mode_says_in_one_line_when_to_use_it_and_the_description_lists_them() {
-        let tools = [
-            (crate::tool::memory_tree_schema(), MODES.iter().map(|m| (m.mode, m.when)).collect::<Vec<_>>()),
-            (crate::tool::memory_recall_schema(), super::super::recall::OPS.iter().map(|m| (m.mode, m.when)).collect()),
-        ];
-        for (def, rows) in tools {
-            let description = def["description"].as_str().unwrap();
-            for (mode, when) in rows {
-                assert!(!when.trim().is_empty() && !when.contains('\n') && when.len() <= 160, "{mode}: {when:?}");
-                let line = description.lines().find(|l| l.starts_with(&format!("- {mode}")));
-                assert!(line.is_some_and(|l| l.ends_with(&format!(": {when}"))), "{mode} in:\n{description}");
-            }
-        }
-        assert!(
-            crate::tool::memory_tree_schema()["description"].as_str().unwrap().contains("- walk (also smart_walk): ")
-        );
+    let mode = match (obj.get(sel), tool.default) {
+        (Some(Value::String(s)), _) => s.as_str(),
+        (None | Some(Value::Null), Some(d)) => d,
+        (Some(v), Some(_)) => return Err(invalid(format!("`{sel}` must be a string, got {}", kind(v)))),
+        (_, None) => return Err(invalid(format!("`{sel}` is required"))),
+    };
+    let Some(spec) = tool.find(mode) else {
+        return Err(invalid(format!("unknown {sel} `{}`. Valid: {}", clip(mode, ECHO), tool.names.join(", "))));
+    };
+    let a = Args::new(t, (tool.checks == Checks::PerMode).then_some(mode), spec.fields, obj);
+    if tool.checks == Checks::PerMode {
+        a.check_keys(sel)?;
     }
-
-    #[test]
-    fn every_row_has_distinct_fields_and_integer_rules_only_on_integers() {
-        for m in MODES {
-            for (i, f) in m.fields.iter().enumerate() {
-                assert!(m.fields[..i].iter().all(|g| g.name != f.name), "{}.{} twice", m.mode, f.name);
-                if f.default.is_some() || f.cap.is_some() || f.min.is_some() {
-                    assert_eq!(f.ty, Ty::Int, "{}.{}", m.mode, f.name);
-                }
-            }
-        }
-    }
+    (spec.parse)(&a)
 }

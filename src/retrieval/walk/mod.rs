@@ -8,9 +8,9 @@ mod intent;
 mod params;
 mod query;
 mod rank;
+mod rerank_stage;
 mod router;
 mod score;
-pub(crate) mod spec;
 mod time;
 mod timeline;
 

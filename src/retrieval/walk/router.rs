@@ -115,7 +115,7 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
         ranked.into_iter().map(|r| leaf_hit(&rows, &qa, &route, r, &coverage)).collect::<Result<Vec<_>>>()?;
     attach_snippets(&searcher, &qa.lexical, &mut hits)?;
     if let Some(r) = reranker {
-        crate::reranker::rerank_hits(r, &args.query, &mut hits, &pinned)?;
+        super::rerank_stage::rerank_hits(r, &args.query, &mut hits, &pinned)?;
         hits.truncate(args.limit);
     }
     Ok(time.attach(QueryResponse::new(hits, total)))
