@@ -10,7 +10,8 @@ and `#[cfg(test)]` modules left out: a test may reach anywhere), and builds two 
   path is resolved to the deepest file that defines it.
 
 Any strongly connected component of more than one node in either graph is printed, and the
-script exits 1. Standard library only; run from the repository root (CI does).
+script exits 1. `--layers` also prints the modules in dependency order. Standard library
+only; run from the repository root (CI does).
 """
 import os
 import re
@@ -170,6 +171,16 @@ def main():
         print("cycle between files: " + " ↔ ".join(comp))
     if bad:
         sys.exit(1)
+    if "--layers" in sys.argv:
+        # Each module after everything it depends on (a topological order), with its edges.
+        done, order = set(), []
+        mods = sorted(set(top) | {d for ds in top.values() for d in ds} | {m[0] for m in files if m})
+        while len(order) < len(mods):
+            ready = [m for m in mods if m not in done and top.get(m, set()) <= done]
+            order += ready
+            done |= set(ready)
+        for m in order:
+            print(f"{m} → {', '.join(sorted(top.get(m, ()))) or '(nothing)'}")
     print(f"no module cycle ({len(files)} files, {len(top)} top-level modules with dependencies)")
 
 
