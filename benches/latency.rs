@@ -93,8 +93,7 @@ use report::{DENSE_MODES, LEXICAL_MODES, Modes, check_report, report_keys};
 
 use memtree::Scope;
 use memtree::eval::read_locomo;
-use memtree::internals::Fts5Baseline;
-use memtree::internals::analyse_query;
+use memtree::eval::{Fts5Baseline, dense_query_text};
 use memtree::tool::{Request, call_read};
 use memtree::{Embedder, FastEmbedder, HashEmbedder, ModelPaths};
 use memtree::{Item, Memory, OpenOptions};
@@ -157,9 +156,10 @@ fn dir_mb(dir: &Path) -> f64 {
     dir_bytes(dir) as f64 / 1e6
 }
 
-/// The tantivy directory inside a store (`index::INDEX_DIR`, which `memtree::internals` does
-/// not lend; ARCHITECTURE.md's store layout).
+/// The tantivy directory and the SQLite file inside a store (ARCHITECTURE.md's store layout;
+/// the engine does not lend its constants).
 const INDEX_DIR: &str = "index";
+const DB_FILE: &str = "memtree.db";
 
 /// A store directory's size on disk, for the report's `bytes`.
 struct Bytes {
@@ -175,7 +175,7 @@ impl Bytes {
     /// vectors step has run since.
     fn of(dir: &Path, built_total: Option<u64>) -> Bytes {
         let file = |name: String| std::fs::metadata(dir.join(name)).map_or(0, |m| m.len());
-        let db = memtree::internals::DB_FILE;
+        let db = DB_FILE;
         let total = dir_bytes(dir);
         Bytes {
             sqlite: file(db.to_string()) + file(format!("{db}-wal")) + file(format!("{db}-shm")),
@@ -246,7 +246,7 @@ fn dump_responses(store: &str, mem: &Memory, modes: &[(&str, Vec<Request>)]) {
 /// FTS5 p50 (µs) and the peak RSS of the memtree reads (the FTS5 database is dropped first).
 fn bench_lexical(name: &str, mem: &Memory, questions: &[String], modes: &mut Modes) -> (f64, u64) {
     let fts_p50 = {
-        let fts = Fts5Baseline::build(mem.as_reader().store()).expect("fts5");
+        let fts = Fts5Baseline::build(mem.as_reader()).expect("fts5");
         let p = time(questions, |q| {
             fts.search(q, 10).expect("fts5");
         });
@@ -336,7 +336,7 @@ fn walk_split(mem: &Memory, qm: &QueryModel, walks: &[Request]) -> (Vec<f64>, Ve
 fn bench_dense(name: &str, mem: &Memory, qm: &QueryModel, questions: &[String], fts_p50: f64, modes: &mut Modes) {
     let scope = Scope::all();
     // What walk embeds: the question without the names of the people it asks about.
-    let dense_texts: Vec<String> = questions.iter().map(|q| analyse_query(mem.as_reader(), q).dense).collect();
+    let dense_texts: Vec<String> = questions.iter().map(|q| dense_query_text(mem.as_reader(), q)).collect();
     let p = time(&dense_texts, |t| {
         qm.model.embed(&[t.as_str()]).expect("embed");
     });

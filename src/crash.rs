@@ -2,7 +2,7 @@
 //! the process SIGKILL itself, to prove that a crash there loses nothing and shows nothing
 //! half-done.
 //!
-//! Only a build with the `failpoints` feature (which `tests/crash.rs` alone turns on) can be
+//! Only a build with the `failpoints` feature (which `src/tests/crash.rs` alone turns on) can be
 //! killed: there `MEMTREE_CRASH_AT=<point>[:<n>]` kills the process the `n`-th time (default:
 //! the first) it reaches `<point>`, the variable read once. In every other build — the
 //! binary, an app embedding the library — a point is an empty inline function and the

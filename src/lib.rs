@@ -34,7 +34,9 @@ struct ReadmeDoctests;
 // Every module is private; what a host, the CLI, the REPL, the benches and the MCP server use
 // is re-exported below, so the public surface is a list someone chose, not the module tree.
 // `tool` and `eval` stay namespaces: their names (`tool::call_json`, `eval::recall::run`)
-// read better qualified, and each exports only its own entry points.
+// read better qualified, and each exports only its own entry points. `eval` (the recall
+// harness, the FTS5 baseline, what the benches time) is compiled only with the `harness`
+// feature, which the command line turns on: an app that embeds the engine has none of it.
 mod clock;
 mod config;
 mod crash;
@@ -42,6 +44,7 @@ mod derived;
 mod embed;
 mod entities;
 mod error;
+#[cfg(feature = "harness")]
 pub mod eval;
 mod graph;
 mod index;
@@ -61,9 +64,14 @@ pub mod tool;
 mod tree;
 mod types;
 
+// The engine's tests that read its insides (the store's rows, the index, the derived state)
+// live beside the code; `tests/` holds what drives the programs.
+#[cfg(test)]
+mod tests;
+
 pub use clock::{Clock, ManualClock, SystemClock, parse_now};
 pub use config::Config;
-pub use derived::Derived;
+
 pub use embed::{
     Batching, Embedder, FastEmbedder, HashEmbedder, ModelPaths, Rows, SETTINGS_FILE as MODEL_SETTINGS_FILE,
     VectorMatrix,
@@ -87,7 +95,7 @@ pub use options::{
     CONTENT_DIR, DEFAULT_LOCK_TIMEOUT, Embedding, LOCK_TIMEOUT_ENV, OpenOptions, default_store_dir,
     lock_timeout_from_env, store_exists,
 };
-pub use reader::{Dense, MemoryReader, Stats};
+pub use reader::{MemoryReader, Stats};
 pub use reranker::{
     CrossEncoder, CrossScorer, DEFAULT_RERANK_TOP, MAX_RERANK_TOP, RERANK_THREADS_ENV, RERANKER_SETTINGS_FILE, RRF_K,
     Reranker, fuse_ranks,
@@ -100,24 +108,3 @@ pub use retrieval::{
 pub use store::{EdgeRow, SourceSummary, StoreCounts};
 pub use tree::{ExtractiveSummariser, Summariser, SummaryChild, SummaryRequest};
 pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};
-
-/// The engine's insides, for this crate's own tests, benches and fuzz targets: the store's
-/// rows and reads, the index filters, the crash kill points, the query analysis and the file
-/// readers. Not part of the supported API; anything here may change without notice.
-#[doc(hidden)]
-pub mod internals {
-    #[cfg(feature = "failpoints")]
-    pub use crate::crash::CRASH_ENV;
-    pub use crate::crash::POINTS;
-    pub use crate::index::SearchFilter;
-    pub use crate::ingest::import::locomo;
-    pub use crate::ingest::import::{
-        read_chat_jsonl, read_chatgpt_export, read_claude_export, read_markdown_dir, read_mbox, read_slack_export,
-    };
-    pub use crate::retrieval::walk::analyse_query;
-    pub use crate::store::{
-        BatchReads, DB_FILE, EntityReads, EntityRow, Fts5Baseline, NodeReads, NodeRow, RecallReads, Store, TopicReads,
-        VectorReads,
-    };
-    pub use crate::text::{Passage, PassageLimits, passages};
-}

@@ -147,12 +147,12 @@ impl MemoryReader {
     }
 
     /// The store (read access for retrieval).
-    pub fn store(&self) -> &Store {
+    pub(crate) fn store(&self) -> &Store {
         &self.store
     }
 
     /// The full-text index's read side.
-    pub fn index(&self) -> &IndexHandle {
+    pub(crate) fn index(&self) -> &IndexHandle {
         &self.shared.index
     }
 
@@ -160,7 +160,7 @@ impl MemoryReader {
     /// Hold one guard (this or [`MemoryReader::dense`]) per thread at a time: std's
     /// `RwLock` lets a waiting writer block new readers, so taking a second read guard
     /// while holding one can deadlock against the writer.
-    pub fn derived(&self) -> RwLockReadGuard<'_, Derived> {
+    pub(crate) fn derived(&self) -> RwLockReadGuard<'_, Derived> {
         self.shared.derived()
     }
 
@@ -169,13 +169,13 @@ impl MemoryReader {
     }
 
     /// The entity extractor.
-    pub fn extractor(&self) -> &Extractor {
+    pub(crate) fn extractor(&self) -> &Extractor {
         &self.shared.extractor
     }
 
     /// The dense model and the node vectors, when a model is configured (a read guard on
     /// the derived state: see [`MemoryReader::derived`]).
-    pub fn dense(&self) -> Option<Dense<'_>> {
+    pub(crate) fn dense(&self) -> Option<Dense<'_>> {
         let embedder = self.shared.opts.embedder.as_deref()?;
         let derived = self.derived();
         derived.vectors()?;
@@ -187,14 +187,16 @@ impl MemoryReader {
         self.shared.now_ms()
     }
 
-    /// The entity registry (Markdown files under the content root).
-    pub fn registry(&self) -> &Registry {
+    /// The entity registry (Markdown files under the content root), for the tests; the
+    /// engine reads it through [`MemoryReader::with_aliases`].
+    #[cfg(test)]
+    pub(crate) fn registry(&self) -> &Registry {
         &self.shared.registry
     }
 
     /// Run `f` with the registry's aliases as a gazetteer, re-reading the vault first when
     /// its files changed since the last look.
-    pub fn with_aliases<T>(&self, f: impl FnOnce(&Gazetteer) -> T) -> T {
+    pub(crate) fn with_aliases<T>(&self, f: impl FnOnce(&Gazetteer) -> T) -> T {
         let fp = self.shared.registry.fingerprint();
         let mut cache = self.aliases.borrow_mut();
         if cache.0 != Some(fp) {

@@ -7,7 +7,7 @@ mod instruction;
 mod passages;
 
 pub use instruction::leaf_holds_instruction;
-pub use passages::{Passage, PassageLimits, passages};
+pub use passages::{PassageLimits, passages};
 
 /// English stop words and question words. Removing them from questions costs nothing and
 /// lifts BM25 recall (RETRIEVAL-NOTES: +5 points R@5 on LoCoMo).

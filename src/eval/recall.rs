@@ -3,6 +3,7 @@
 //! evidence recall over leaves at several k, plus the share of evidence inside a 2,000-token
 //! context budget.
 
+use super::Fts5Baseline;
 use super::corpus::{Sample, evidence_key};
 use super::time_questions::{
     JUDGED, Phrasing, TimeFigures, TimeOutcome, aggregate as time_aggregate, judge, time_questions,
@@ -19,7 +20,7 @@ use crate::retrieval::walk::walk_candidates;
 /// What `--candidates` holds, and the replay that checks it (`CandidateDetail`).
 pub use crate::retrieval::walk::{CandidateSignals, WalkCandidates, replay};
 use crate::retrieval::{Fusion, Scope, WalkArgs, WalkParams, walk};
-use crate::store::{Fts5Baseline, NodeReads};
+use crate::store::NodeReads;
 use crate::types::NodeId;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -234,7 +235,7 @@ pub fn run(
         }
         mem.flush()?;
         let mem = mem.as_reader();
-        let fts = Fts5Baseline::build(mem.store())?;
+        let fts = Fts5Baseline::build(mem)?;
         let (refs, newest) = leaf_refs(mem)?;
         let ask_at = cfg.now_ms.unwrap_or_else(|| day_after(newest));
         clock.set(ask_at);

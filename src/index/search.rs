@@ -215,6 +215,8 @@ impl IndexSearcher {
     /// BM25 over content for the analysed terms of `text` (OR of terms), best first; also
     /// returns the number of matches. Terms are given pre-analysed-free: the text is analysed
     /// here.
+    // Only the harness's `bm25` baseline.
+    #[cfg(any(test, feature = "harness"))]
     pub fn bm25(&self, text: &str, flt: &SearchFilter, limit: usize) -> Result<(Vec<(NodeId, f32)>, usize)> {
         match self.content_query(text) {
             Some(q) => self.run(q, flt, limit, true),
@@ -231,35 +233,17 @@ impl IndexSearcher {
     }
 
     /// Nodes whose entity posting lists contain every id of `all` (an intersection in the
-    /// index), up to `limit`, in id order; also returns the total.
-    pub fn entity_intersection(
-        &self,
-        all: &[EntityId],
-        flt: &SearchFilter,
-        limit: usize,
-    ) -> Result<(Vec<NodeId>, usize)> {
-        self.intersect_entities(all, flt, limit, true)
-    }
-
-    /// [`IndexSearcher::entity_intersection`] without the total.
+    /// index), up to `limit`, in id order: the reference the doc-order intersection walk
+    /// uses (`entity_intersection_docs`) is checked against.
+    #[cfg(test)]
     pub fn entity_intersection_ids(&self, all: &[EntityId], flt: &SearchFilter, limit: usize) -> Result<Vec<NodeId>> {
-        Ok(self.intersect_entities(all, flt, limit, false)?.0)
-    }
-
-    fn intersect_entities(
-        &self,
-        all: &[EntityId],
-        flt: &SearchFilter,
-        limit: usize,
-        count: bool,
-    ) -> Result<(Vec<NodeId>, usize)> {
         if all.is_empty() {
-            return Ok((Vec::new(), 0));
+            return Ok(Vec::new());
         }
-        let (hits, total) = self.run(self.entities_query(all), flt, limit, count)?;
+        let (hits, _) = self.run(self.entities_query(all), flt, limit, false)?;
         let mut ids: Vec<NodeId> = hits.into_iter().map(|h| h.0).collect();
         ids.sort();
-        Ok((ids, total))
+        Ok(ids)
     }
 
     /// Nodes carrying every entity of `all` (an AND of their terms).

@@ -14,8 +14,12 @@ pub mod walk;
 pub use cover_window::{CoverWindowArgs, cover_window};
 pub use drill_down::{DrillDownArgs, drill_down};
 pub use fetch_leaves::{FetchLeavesArgs, fetch_leaves};
-pub use hit::{EntityMatch, QueryResponse, RetrievalHit, Scope, Snippet, parse_rfc3339, rfc3339};
+#[cfg(feature = "harness")]
+pub use hit::parse_rfc3339;
+pub use hit::{EntityMatch, QueryResponse, RetrievalHit, Scope, Snippet, rfc3339};
 pub use query_source::{QuerySourceArgs, query_source};
+// The harness's hybrid baseline fuses as `query_source` does.
+#[cfg(feature = "harness")]
 pub use rerank::Fusion;
 pub use search_entities::{SearchEntitiesArgs, search_entities};
 pub use walk::{WalkArgs, WalkParams, walk};

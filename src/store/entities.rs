@@ -170,11 +170,6 @@ pub trait EntityReads: Reader {
         id_column(self, ENTITIES_OF_NODE, node.as_str(), EntityId)
     }
 
-    /// Nodes mentioning an entity, sorted by id.
-    fn entity_nodes(&self, entity: &EntityId) -> Result<Vec<NodeId>> {
-        id_column(self, NODES_OF_ENTITY, entity.as_str(), NodeId)
-    }
-
     /// Edges of `subject`, by weight descending then object id.
     fn co_occurring(&self, subject: &EntityId, limit: usize) -> Result<Vec<EdgeRow>> {
         let mut stmt = self.conn().prepare_cached(
@@ -190,21 +185,12 @@ pub trait EntityReads: Reader {
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
-
-    /// Number of entities and edges.
-    fn entity_and_edge_counts(&self) -> Result<(u64, u64)> {
-        let e: i64 = self.conn().query_row("SELECT COUNT(*) FROM entities", [], |r| r.get(0))?;
-        let g: i64 = self.conn().query_row("SELECT COUNT(*) FROM edges", [], |r| r.get(0))?;
-        Ok((e as u64, g as u64))
-    }
 }
 
 impl<R: Reader> EntityReads for R {}
 
 const ENTITIES_OF_NODE: &str = "SELECT e.entity_id FROM node_entities ne JOIN entities e ON e.entity_key = ne.entity_key \
      WHERE ne.node_key = (SELECT node_key FROM nodes WHERE node_id = ?1) ORDER BY e.entity_id";
-const NODES_OF_ENTITY: &str = "SELECT n.node_id FROM node_entities ne JOIN nodes n ON n.node_key = ne.node_key \
-     WHERE ne.entity_key = (SELECT entity_key FROM entities WHERE entity_id = ?1) ORDER BY n.node_id";
 /// A node's entity ids by its key, sorted: what a write hands the index.
 const ENTITIES_OF_KEY: &str = "SELECT e.entity_id FROM node_entities ne JOIN entities e ON e.entity_key = ne.entity_key \
      WHERE ne.node_key = ?1 ORDER BY e.entity_id";

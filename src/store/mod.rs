@@ -3,7 +3,6 @@
 
 mod batch;
 mod entities;
-mod fts5;
 mod migrate;
 mod models;
 mod nodes;
@@ -14,7 +13,6 @@ mod vectors;
 
 pub use batch::{BatchReads, NodeBrief, WindowNode};
 pub use entities::{EdgeRow, EntityReads, EntityRow};
-pub use fts5::Fts5Baseline;
 pub use models::{Adopted, ModelReads};
 pub use nodes::{BufferStats, NodeKey, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
 pub use note_roots::NoteRootReads;

@@ -210,7 +210,9 @@ pub trait NodeReads: Reader {
         Ok(())
     }
 
-    /// The open buffer of a tree level: its unsealed nodes in append order.
+    /// The open buffer of a tree level: its unsealed nodes in append order (the tests'
+    /// invariant checks).
+    #[cfg(test)]
     fn buffer(&self, tree: &TreeId, level: u32) -> Result<Vec<NodeRow>> {
         let sql = format!(
             "SELECT {NODE_COLS} FROM nodes WHERE tree_id = ?1 AND level = ?2 AND parent_id IS NULL ORDER BY seq"
@@ -299,18 +301,6 @@ pub trait NodeReads: Reader {
             .optional()?)
     }
 
-    /// Nodes of the given trees (all when `trees` is `None`) at `level` or above whose
-    /// envelope overlaps `[since, until]`, newest first.
-    fn nodes_in_window(&self, min_level: u32, since_ms: i64, until_ms: i64) -> Result<Vec<NodeRow>> {
-        let sql = format!(
-            "SELECT {NODE_COLS} FROM nodes WHERE level >= ?1 AND time_end_ms >= ?2 AND time_start_ms <= ?3 \
-             ORDER BY time_end_ms DESC, node_id"
-        );
-        let mut stmt = self.conn().prepare_cached(&sql)?;
-        let rows = stmt.query_map(params![min_level, since_ms, until_ms], node_from_row)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
     /// Nodes whose whole envelope lies inside `[since, until]` (inclusive), oldest first.
     fn nodes_inside_window(&self, since_ms: i64, until_ms: i64) -> Result<Vec<NodeRow>> {
         let sql = format!(
@@ -322,7 +312,8 @@ pub trait NodeReads: Reader {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Summaries (level >= 1) of one tree, newest first.
+    /// Summaries (level >= 1) of one tree, newest first (the tests').
+    #[cfg(test)]
     fn tree_summaries(&self, tree: &TreeId) -> Result<Vec<NodeRow>> {
         let sql = format!(
             "SELECT {NODE_COLS} FROM nodes WHERE tree_id = ?1 AND level >= 1 ORDER BY time_end_ms DESC, node_id"

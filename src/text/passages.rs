@@ -48,15 +48,7 @@ pub struct Passage<'a> {
 /// (```` ``` ```` or `~~~`) is cut between lines only; a sentence or line over the limits
 /// is cut between words, and a word over `limits.chars` between characters. Blank text
 /// gives no passage.
-///
-/// ```
-/// # use memtree::internals::{passages, PassageLimits};
-/// let text = "First paragraph, one sentence.\n\nSecond paragraph.";
-/// let limits = PassageLimits { min_tokens: 0, ..PassageLimits::default() };
-/// let p = passages(text, limits);
-/// assert_eq!(p.iter().map(|p| p.text).collect::<Vec<_>>(), ["First paragraph, one sentence.", "Second paragraph."]);
-/// assert_eq!((p[1].start, p[1].end), (32, 49));
-/// ```
+/// (`two_paragraphs_are_two_passages_with_their_offsets` shows one.)
 pub fn passages(text: &str, limits: PassageLimits) -> Vec<Passage<'_>> {
     let limits = PassageLimits { tokens: limits.tokens.max(2), chars: limits.chars.max(1), ..limits };
     let mut units = Vec::new();
@@ -270,6 +262,19 @@ fn to_passages<'a>(text: &'a str, ranges: &[Unit]) -> Vec<Passage<'a>> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn two_paragraphs_are_two_passages_with_their_offsets() {
+        let text = "First paragraph, one sentence.\n\nSecond paragraph.";
+        let limits = PassageLimits { min_tokens: 0, ..PassageLimits::default() };
+        let p = passages(text, limits);
+        assert_eq!(
+            p.iter().map(|p| p.text).collect::<Vec<_>>(),
+            ["First paragraph, one sentence.", "Second paragraph."]
+        );
+        assert_eq!((p[1].start, p[1].end), (32, 49));
+    }
+
     use super::*;
     use crate::config::approx_tokens;
     use proptest::prelude::*;

@@ -5,7 +5,7 @@ use crate::support;
 
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use support::{MEMTREE, command, memtree, run};
+use support::{command, memtree, memtree_bin, run};
 
 fn demo(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo").join(file).to_string_lossy().into_owned()
@@ -259,7 +259,7 @@ fn stderr_never_carries_message_or_query_text() {
     let mut failures = 0;
     for args in &bad {
         for env_log in [None, Some("trace")] {
-            let mut cmd = command(MEMTREE, &s, args);
+            let mut cmd = command(memtree_bin(), &s, args);
             if let Some(l) = env_log {
                 cmd.env("RUST_LOG", l);
             }
@@ -285,7 +285,7 @@ fn a_closed_stdout_ends_quietly_with_status_zero() {
     for args in calls {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let r = command(MEMTREE, &s, args)
+        let r = command(memtree_bin(), &s, args)
             .stdin(std::process::Stdio::null())
             .stdout(writer)
             .stderr(std::process::Stdio::piped())
@@ -304,16 +304,16 @@ fn a_closed_stdout_ends_quietly_with_status_zero() {
 fn a_failed_import_leaves_no_new_store_behind() {
     let (_d, s) = store();
     let missing = s.parent().unwrap().join("no-such.jsonl");
-    let r = run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", missing.to_str().unwrap()]), None);
+    let r = run(command(memtree_bin(), &s, &["ingest", "--format", "chat-jsonl", missing.to_str().unwrap()]), None);
     assert_eq!(r.code, Some(1), "stderr: {}", r.err);
     assert!(r.err.contains("no such file or directory"), "{}", r.err);
     assert!(!s.exists(), "the failed import left {} behind", s.display());
 
-    let v = run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", &demo("chat.jsonl")]), None).json();
+    let v = run(command(memtree_bin(), &s, &["ingest", "--format", "chat-jsonl", &demo("chat.jsonl")]), None).json();
     assert!(v["leaves"].as_u64().unwrap() > 0);
-    let r = run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", missing.to_str().unwrap()]), None);
+    let r = run(command(memtree_bin(), &s, &["ingest", "--format", "chat-jsonl", missing.to_str().unwrap()]), None);
     assert_eq!(r.code, Some(1));
-    let stats = run(command(MEMTREE, &s, &["stats"]), None).json();
+    let stats = run(command(memtree_bin(), &s, &["stats"]), None).json();
     assert_eq!(stats["leaves"], v["leaves"], "an existing store keeps its content");
 }
 
@@ -325,16 +325,16 @@ fn a_read_on_an_empty_store_says_so_on_stderr() {
     let walk = r#"{"mode":"walk","query":"who owns the rollout?"}"#;
     // A fact in the key-value memory makes the store, with nothing in its trees.
     let put = r#"{"op":"put","namespace":"global","key":"theme","content":"dark"}"#;
-    assert_eq!(run(command(MEMTREE, &s, &["recall", put]), None).json()["status"], "ok");
-    let r = run(command(MEMTREE, &s, &["tool", walk]), None);
+    assert_eq!(run(command(memtree_bin(), &s, &["recall", put]), None).json()["status"], "ok");
+    let r = run(command(memtree_bin(), &s, &["tool", walk]), None);
     assert_eq!(r.json()["total"], 0);
     assert!(r.err.contains("holds nothing yet"), "stderr: {}", r.err);
 
     let doc = r#"{"mode":"ingest_document","title":"Rollout","body":"Bob owns the rollout now.","source_id":"doc:rollout.md"}"#;
-    let r = run(command(MEMTREE, &s, &["tool", doc]), None);
+    let r = run(command(memtree_bin(), &s, &["tool", doc]), None);
     assert_eq!(r.json()["status"], "ok");
     assert!(!r.err.contains("holds nothing"), "stderr after a write: {}", r.err);
-    let r = run(command(MEMTREE, &s, &["tool", walk]), None);
+    let r = run(command(memtree_bin(), &s, &["tool", walk]), None);
     assert!(r.json()["total"].as_u64().unwrap() > 0);
     assert!(!r.err.contains("holds nothing"), "stderr: {}", r.err);
 }
@@ -346,8 +346,10 @@ fn an_error_names_the_problem_once() {
     // A store under a regular file cannot be made: the OS error, once.
     let file = d.path().join("file");
     std::fs::write(&file, "x").unwrap();
-    let r =
-        run(command(MEMTREE, &file.join("store"), &["ingest", "--format", "chat-jsonl", &demo("chat.jsonl")]), None);
+    let r = run(
+        command(memtree_bin(), &file.join("store"), &["ingest", "--format", "chat-jsonl", &demo("chat.jsonl")]),
+        None,
+    );
     assert_eq!(r.code, Some(1), "stderr: {}", r.err);
     assert_eq!(r.err.matches("os error").count(), 1, "stderr: {}", r.err);
 }
@@ -357,10 +359,10 @@ fn an_error_names_the_problem_once() {
 #[test]
 fn sources_lists_the_store_and_forget_removes_one() {
     let (_d, s) = store();
-    run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", &demo("chat.jsonl")]), None).json();
-    run(command(MEMTREE, &s, &["ingest", "--format", "mbox", &demo("mail.mbox")]), None).json();
-    let stats = run(command(MEMTREE, &s, &["stats"]), None).json();
-    let list = run(command(MEMTREE, &s, &["sources"]), None).json();
+    run(command(memtree_bin(), &s, &["ingest", "--format", "chat-jsonl", &demo("chat.jsonl")]), None).json();
+    run(command(memtree_bin(), &s, &["ingest", "--format", "mbox", &demo("mail.mbox")]), None).json();
+    let stats = run(command(memtree_bin(), &s, &["stats"]), None).json();
+    let list = run(command(memtree_bin(), &s, &["sources"]), None).json();
     let list = list.as_array().unwrap();
     assert_eq!(list.len() as u64, stats["sources"].as_u64().unwrap());
     let leaves: u64 = list.iter().map(|e| e["leaves"].as_u64().unwrap()).sum();
@@ -372,18 +374,20 @@ fn sources_lists_the_store_and_forget_removes_one() {
     assert!(eng["first"].as_str().unwrap() <= eng["last"].as_str().unwrap());
     assert!(list.iter().any(|e| e["kind"] == "email"));
 
-    let r = run(command(MEMTREE, &s, &["forget", "--source", "slack:#eng"]), None).json();
+    let r = run(command(memtree_bin(), &s, &["forget", "--source", "slack:#eng"]), None).json();
     assert_eq!(r["leaves"].as_array().unwrap().len() as u64, eng["leaves"].as_u64().unwrap());
     assert_eq!(r["source_removed"], true);
-    let after = run(command(MEMTREE, &s, &["stats"]), None).json();
+    let after = run(command(memtree_bin(), &s, &["stats"]), None).json();
     assert_eq!(after["sources"].as_u64().unwrap(), stats["sources"].as_u64().unwrap() - 1);
     assert_eq!(after["leaves"].as_u64().unwrap(), leaves - eng["leaves"].as_u64().unwrap());
-    let hits =
-        run(command(MEMTREE, &s, &["tool", r#"{"mode":"cover_window","since_ms":0,"until_ms":4102444800000}"#]), None)
-            .json();
+    let hits = run(
+        command(memtree_bin(), &s, &["tool", r#"{"mode":"cover_window","since_ms":0,"until_ms":4102444800000}"#]),
+        None,
+    )
+    .json();
     assert!(hits["hits"].as_array().unwrap().iter().all(|h| h["tree_scope"] != "slack:#eng"));
 
-    let r = run(command(MEMTREE, &s, &["forget", "--source", "slack:#nope"]), None);
+    let r = run(command(memtree_bin(), &s, &["forget", "--source", "slack:#nope"]), None);
     assert_eq!(r.code, Some(1));
     assert!(r.err.contains("no source `slack:#nope`"), "{}", r.err);
 }
@@ -406,15 +410,17 @@ fn forget_one_leaf_or_a_range_with_a_receipt() {
         lines.push('\n');
     }
     std::fs::write(&chat, lines).unwrap();
-    run(command(MEMTREE, &s, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()]), None).json();
+    run(command(memtree_bin(), &s, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()]), None).json();
     // Entities: accents and one typo are forgiven.
-    let e = run(command(MEMTREE, &s, &["tool", r#"{"mode":"search_entities","query":"tomas"}"#]), None).json();
+    let e = run(command(memtree_bin(), &s, &["tool", r#"{"mode":"search_entities","query":"tomas"}"#]), None).json();
     assert_eq!(e[0]["canonical_id"], "person:tomás reyes", "{e}");
-    let e = run(command(MEMTREE, &s, &["tool", r#"{"mode":"search_entities","query":"Tomsa Reyes"}"#]), None).json();
+    let e =
+        run(command(memtree_bin(), &s, &["tool", r#"{"mode":"search_entities","query":"Tomsa Reyes"}"#]), None).json();
     assert_eq!(e[0]["canonical_id"], "person:tomás reyes", "{e}");
 
     let hit =
-        run(command(MEMTREE, &s, &["tool", r#"{"mode":"walk","query":"vault password Zqxjvortex42"}"#]), None).json();
+        run(command(memtree_bin(), &s, &["tool", r#"{"mode":"walk","query":"vault password Zqxjvortex42"}"#]), None)
+            .json();
     let leaf = hit["hits"]
         .as_array()
         .unwrap()
@@ -424,17 +430,18 @@ fn forget_one_leaf_or_a_range_with_a_receipt() {
         .as_str()
         .unwrap()
         .to_string();
-    let r = run(command(MEMTREE, &s, &["forget", "--leaf", &leaf]), None).json();
+    let r = run(command(memtree_bin(), &s, &["forget", "--leaf", &leaf]), None).json();
     assert_eq!(r["leaves"], serde_json::json!([leaf]));
     assert_eq!(r["source_id"], "slack:#ops");
     assert!(!r["resealed"].as_array().unwrap().is_empty(), "{r}");
     let hit =
-        run(command(MEMTREE, &s, &["tool", r#"{"mode":"walk","query":"vault password Zqxjvortex42"}"#]), None).json();
+        run(command(memtree_bin(), &s, &["tool", r#"{"mode":"walk","query":"vault password Zqxjvortex42"}"#]), None)
+            .json();
     assert!(!hit.to_string().to_lowercase().contains("zqxjvortex42"), "{hit}");
     // The first two minutes.
     let r = run(
         command(
-            MEMTREE,
+            memtree_bin(),
             &s,
             &["forget", "--source", "slack:#ops", "--since", "2023-05-01T10:00:00Z", "--until", "2023-05-01T10:01:00Z"],
         ),
@@ -442,17 +449,17 @@ fn forget_one_leaf_or_a_range_with_a_receipt() {
     )
     .json();
     assert_eq!(r["leaves"].as_array().unwrap().len(), 2, "{r}");
-    let stats = run(command(MEMTREE, &s, &["stats"]), None).json();
+    let stats = run(command(memtree_bin(), &s, &["stats"]), None).json();
     assert_eq!(stats["leaves"], 3);
     for bad in [
         &["forget"][..],
         &["forget", "--leaf", "L1", "--source", "x"],
         &["forget", "--source", "slack:#ops", "--since", "soon"],
     ] {
-        let r = run(command(MEMTREE, &s, bad), None);
+        let r = run(command(memtree_bin(), &s, bad), None);
         assert_eq!(r.code, Some(1), "{bad:?}: {}", r.err);
     }
-    let r = run(command(MEMTREE, &s, &["forget", "--leaf", &leaf]), None);
+    let r = run(command(memtree_bin(), &s, &["forget", "--leaf", &leaf]), None);
     assert!(r.err.contains("no leaf"), "{}", r.err);
 }
 
@@ -479,7 +486,7 @@ fn bench_recall_refuses_a_missing_model() {
     let (_d, s) = store();
     let empty = tempfile::tempdir().unwrap();
     let bare = |args: &[&str]| {
-        let mut cmd = std::process::Command::new(MEMTREE);
+        let mut cmd = std::process::Command::new(memtree_bin());
         cmd.arg("--store").arg(&s).args(args).env("MEMTREE_MODEL_DIR", empty.path());
         run(cmd, None)
     };

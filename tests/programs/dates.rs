@@ -173,7 +173,7 @@ fn readings_not_as_written_are_said_never_ignored_silently() {
 /// The README's CLI example, on the demo as the CLI imports it (the story's own dates):
 /// Monday 29 May 2023, "last week" is the story's final week, when Ruth's drivers saw
 /// duplicate stops (HER-118). Without the model, the question's words must be the story's
-/// ("what went wrong", which the dense signal answers, is asked in `tests/it/model.rs`).
+/// ("what went wrong", which the dense signal answers, is asked in `src/tests/model.rs`).
 #[test]
 fn the_readme_question_is_answered_on_the_demo() {
     let dir = tempfile::tempdir().unwrap();

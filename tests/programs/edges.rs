@@ -282,7 +282,7 @@ fn progress_off_a_terminal_is_plain_lines() {
         .collect();
     std::fs::write(&jsonl, lines).unwrap();
     let mut cmd =
-        support::command(support::MEMTREE, &s, &["ingest", "--format", "chat-jsonl", jsonl.to_str().unwrap()]);
+        support::command(support::memtree_bin(), &s, &["ingest", "--format", "chat-jsonl", jsonl.to_str().unwrap()]);
     cmd.env("MEMTREE_PROGRESS_INTERVAL_MS", "0");
     let r = support::run(cmd, None);
     assert_eq!(r.json()["leaves"], 5000);

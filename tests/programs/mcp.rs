@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use support::{MEMTREE, command, memtree};
+use support::{command, memtree, memtree_bin};
 
 /// The SDK version the venv is made with (also in `.ci/run`).
 const MCP_SDK: &str = "mcp==2.3.0";
@@ -135,8 +135,13 @@ fn the_python_sdk_client_lists_and_calls_the_tools() {
     let store = demo_store(dir.path());
     let script = dir.path().join("client.py");
     std::fs::write(&script, CLIENT).unwrap();
-    let out =
-        Command::new(python_with_mcp()).arg(&script).arg(MEMTREE).arg(&store).stdin(Stdio::null()).output().unwrap();
+    let out = Command::new(python_with_mcp())
+        .arg(&script)
+        .arg(memtree_bin())
+        .arg(&store)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "MCP client failed:\n{stderr}");
     let r: Value =
@@ -240,7 +245,7 @@ fn the_python_sdk_client_lists_and_calls_the_tools() {
 fn garbage_lines_do_not_end_the_session() {
     let dir = tempfile::tempdir().unwrap();
     let store = demo_store(dir.path());
-    let mut child = command(MEMTREE, &store, &["mcp"])
+    let mut child = command(memtree_bin(), &store, &["mcp"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

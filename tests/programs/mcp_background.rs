@@ -2,7 +2,7 @@
 //! the document is durable and lexically searchable, and (with the model) the server's
 //! background worker makes its vectors after, saying so on stderr. The model test needs the
 //! files of `scripts/fetch-models.sh` (or `MEMTREE_MODEL_DIR`) and is skipped without them,
-//! except under `CI=true`, as in `tests/it/model.rs`.
+//! except under `CI=true`, as in `src/tests/model.rs`.
 
 use crate::mcp_client;
 use crate::support;
@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use support::MEMTREE;
+use support::memtree_bin;
 
 fn runbook() -> Value {
     let body: String = (0..30)
@@ -33,7 +33,7 @@ fn an_ingest_document_call_returns_and_a_later_walk_finds_it_lexically() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     // A new store: the server may make it (--create), as a host's first run does.
-    let mut client = McpClient::from_command(support::command(MEMTREE, &store, &["mcp", "--create"]));
+    let mut client = McpClient::from_command(support::command(memtree_bin(), &store, &["mcp", "--create"]));
     let out = client.call("memory_tree", runbook()).unwrap();
     assert!(out["message"].as_str().unwrap().contains("ingested document"), "{out}");
     assert!(first_hit(&mut client, "which host is relay17?").contains("relay17"));
@@ -55,7 +55,7 @@ fn model_dir() -> Option<PathBuf> {
 }
 
 fn with_model(store: &Path, model: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(MEMTREE);
+    let mut cmd = Command::new(memtree_bin());
     cmd.arg("--store").arg(store).arg("--model").arg(model).args(args);
     cmd
 }

@@ -3,7 +3,7 @@
 //! `walk+rerank` system, and `scripts/train-reranker.py prepare` on the harness's own
 //! per-question file. The cross-encoder is the tiny test model of `tests/data/reranker/`.
 
-use crate::support::{MEMTREE, command, memtree, run};
+use crate::support::{command, memtree, memtree_bin, run};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,7 +78,11 @@ fn a_bad_reranker_folder_is_refused_at_start_with_the_reason() {
     )
     .json();
     let r = run(
-        command(MEMTREE, &store, &["--reranker", "/nonexistent/rr", "tool", r#"{"mode":"walk","query":"launch"}"#]),
+        command(
+            memtree_bin(),
+            &store,
+            &["--reranker", "/nonexistent/rr", "tool", r#"{"mode":"walk","query":"launch"}"#],
+        ),
         None,
     );
     assert_eq!(r.code, Some(1), "{}", r.err);
@@ -88,7 +92,7 @@ fn a_bad_reranker_folder_is_refused_at_start_with_the_reason() {
         return;
     }
     let embedder = fixture("embedder");
-    let mut cmd = command(MEMTREE, &store, &["tool", r#"{"mode":"walk","query":"launch"}"#]);
+    let mut cmd = command(memtree_bin(), &store, &["tool", r#"{"mode":"walk","query":"launch"}"#]);
     cmd.arg("--reranker").arg(&embedder);
     let r = run(cmd, None);
     assert_eq!(r.code, Some(1), "{}", r.err);
@@ -108,7 +112,7 @@ fn the_cli_reranks_walks_hits_and_the_harness_runs_walk_plus_rerank() {
     memtree(&store, &["ingest", "--format", "locomo", &*corpus.to_string_lossy()], None).json();
     let q = r#"{"mode":"walk","query":"What breed is Alice's dog?","limit":5}"#;
     let plain = memtree(&store, &["tool", q], None).json();
-    let mut cmd = command(MEMTREE, &store, &["--rerank-top", "3", "tool", q]);
+    let mut cmd = command(memtree_bin(), &store, &["--rerank-top", "3", "tool", q]);
     cmd.arg("--reranker").arg(&tiny);
     let reranked = run(cmd, None).json();
     let hits = reranked["hits"].as_array().unwrap();
@@ -122,7 +126,7 @@ fn the_cli_reranks_walks_hits_and_the_harness_runs_walk_plus_rerank() {
     }
     assert!(plain.to_string().find("\"rerank\"").is_none());
     // --rerank-top out of range is a usage error.
-    let mut cmd = command(MEMTREE, &store, &["--rerank-top", "0", "tool", q]);
+    let mut cmd = command(memtree_bin(), &store, &["--rerank-top", "0", "tool", q]);
     cmd.arg("--reranker").arg(&tiny);
     assert_eq!(run(cmd, None).code, Some(2));
 
@@ -132,7 +136,7 @@ fn the_cli_reranks_walks_hits_and_the_harness_runs_walk_plus_rerank() {
     let work = dir.path().join("work");
     let bench = |extra: &[&str]| {
         let mut cmd = command(
-            MEMTREE,
+            memtree_bin(),
             &store,
             &[
                 "bench",

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
-use support::{MEMTREE, command, memtree};
+use support::{command, memtree, memtree_bin};
 
 /// `count` Markdown notes, each naming its own made-up word (`tern0017`), so that a walk can
 /// tell whether one of them is visible.
@@ -71,7 +71,7 @@ fn the_assistant_and_the_user_both_write() {
     write_chat(&chat, MESSAGES);
 
     // A new store: the server may make it (reads never create one).
-    let server = support::command(support::MEMTREE, &store, &["mcp", "--create"]);
+    let server = support::command(support::memtree_bin(), &store, &["mcp", "--create"]);
     let mcp = Arc::new(Mutex::new(McpClient::from_command(server)));
     // The assistant, meanwhile: walks in a loop, and now and then writes a note of its own.
     let stop = Arc::new(AtomicBool::new(false));
@@ -230,7 +230,7 @@ fn a_second_writer_waits_its_turn_and_gives_up_after_the_timeout() {
 
     // A writer with a 200 ms timeout gives up with a clear error naming the wait, and writes
     // nothing; the store directory stays (it is the other writer's).
-    let mut cli = command(MEMTREE, &store, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()]);
+    let mut cli = command(memtree_bin(), &store, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()]);
     cli.env(memtree::LOCK_TIMEOUT_ENV, "200");
     let refused = support::run(cli, None);
     assert_eq!(refused.code, Some(1), "stdout: {} stderr: {}", refused.out, refused.err);
@@ -248,7 +248,7 @@ fn a_second_writer_waits_its_turn_and_gives_up_after_the_timeout() {
 #[test]
 fn a_lock_timeout_that_is_not_a_number_is_refused_by_name() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut cmd = command(MEMTREE, &tmp.path().join("store"), &["stats"]);
+    let mut cmd = command(memtree_bin(), &tmp.path().join("store"), &["stats"]);
     cmd.env(memtree::LOCK_TIMEOUT_ENV, "soon");
     let run = support::run(cmd, None);
     assert_eq!(run.code, Some(1));
@@ -278,7 +278,7 @@ fn reads_from_the_cli_never_wait_for_a_write() {
     // be waiting: each answers from what is committed while the write is held.
     let walk = r#"{"mode":"walk","query":"survey"}"#;
     for args in [vec!["stats"], vec!["sources"], vec!["tool", walk]] {
-        let mut cmd = command(MEMTREE, &store, &args);
+        let mut cmd = command(memtree_bin(), &store, &args);
         cmd.env(memtree::LOCK_TIMEOUT_ENV, "600000");
         let read = support::run(cmd, None);
         assert_eq!(read.code, Some(0), "{args:?}: {}", read.err);

@@ -11,8 +11,16 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-/// The `memtree` binary cargo built for the tests.
-pub const MEMTREE: &str = env!("CARGO_BIN_EXE_memtree");
+/// The `memtree` binary: the one cargo built for an integration test (`tests/programs`), else
+/// (a test inside the library, which cargo gives no binary path) built, or found up to date,
+/// by the cargo running this test, as [`repl_bin`] does for the REPL.
+pub fn memtree_bin() -> &'static Path {
+    static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| match option_env!("CARGO_BIN_EXE_memtree") {
+        Some(p) => p.into(),
+        None => cargo_build(&["--bin", "memtree"], "memtree"),
+    })
+}
 
 /// A finished run: exit code (`None` when a signal ended it), stdout and stderr.
 pub struct Run {
@@ -64,7 +72,7 @@ pub fn run(mut cmd: Command, stdin: Option<&str>) -> Run {
 
 /// `memtree --store <store> --no-model <args>`, run to its end (see [`run`]).
 pub fn memtree<A: AsRef<OsStr>>(store: &Path, args: &[A], stdin: Option<&str>) -> Run {
-    run(command(MEMTREE, store, args), stdin)
+    run(command(memtree_bin(), store, args), stdin)
 }
 
 /// The REPL example's binary, built (or found up to date) by the cargo running this test:
@@ -72,22 +80,27 @@ pub fn memtree<A: AsRef<OsStr>>(store: &Path, args: &[A], stdin: Option<&str>) -
 /// to them.
 pub fn repl_bin() -> &'static Path {
     static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
-        cmd.args(["build", "--quiet", "--example", "repl", "--message-format=json-render-diagnostics"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stderr(std::process::Stdio::inherit());
-        if !cfg!(debug_assertions) {
-            cmd.arg("--release");
-        }
-        let out = cmd.output().expect("running cargo build --example repl");
-        assert!(out.status.success(), "cargo build --example repl failed");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "repl")
-            .find_map(|m| m["executable"].as_str().map(std::path::PathBuf::from))
-            .expect("cargo reported no executable for the repl example")
-    })
+    BIN.get_or_init(|| cargo_build(&["--example", "repl"], "repl"))
+}
+
+/// `cargo build <what>` in this test's profile, and the path of the executable of target
+/// `name` that cargo reports.
+fn cargo_build(what: &[&str], name: &str) -> std::path::PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.args(["build", "--quiet", "--message-format=json-render-diagnostics"])
+        .args(what)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stderr(std::process::Stdio::inherit());
+    if !cfg!(debug_assertions) {
+        cmd.arg("--release");
+    }
+    let out = cmd.output().unwrap_or_else(|e| panic!("running cargo build {what:?}: {e}"));
+    assert!(out.status.success(), "cargo build {what:?} failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .find_map(|m| m["executable"].as_str().map(std::path::PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo reported no executable for {name}"))
 }

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use crate::support::{MEMTREE, command};
+use crate::support::{command, memtree_bin};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -23,7 +23,7 @@ impl McpClient {
     pub fn spawn(store: &Path, args: &[&str]) -> McpClient {
         let mut args = args.to_vec();
         args.push("mcp");
-        let mut cmd = command(MEMTREE, store, &args);
+        let mut cmd = command(memtree_bin(), store, &args);
         cmd.stderr(Stdio::inherit());
         McpClient::from_command(cmd)
     }

@@ -559,7 +559,7 @@ fn boosted(base: f64, b: &Boosts, params: &WalkParams, assistant: f64) -> f64 {
 
 /// The scorer's order (best first, ties by id) rebuilt from dumped candidates at `params`:
 /// the scorer's own arithmetic over [`candidate_signals`]' rows, so the dump is checked to
-/// hold every input of the ranking (`tests/it/demo_questions.rs`), and other weights can be
+/// hold every input of the ranking (`src/tests/demo_questions.rs`), and other weights can be
 /// tried on it without a store (`scripts/walk_weights.py` does the same in numpy). What
 /// follows the scorer is not replayed: the occurrence-ranked branch's cut to its pool, and
 /// the history answer of order and summary questions (`history.rs`).

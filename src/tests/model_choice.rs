@@ -2,8 +2,8 @@
 //! with another model (same name, other manifest) drops and re-embeds them; a reader with the
 //! other model scores none of the old vectors meanwhile.
 
-use crate::common::{Fixture, T0, chat};
-use memtree::{Config, Embedder, Embedding, HashEmbedder, Memory, OpenOptions};
+use crate::tests::common::{Fixture, T0, chat};
+use crate::{Config, Embedder, Embedding, HashEmbedder, Memory, OpenOptions};
 use std::sync::Arc;
 
 /// The hashing embedder under one name with a chosen manifest (two "models" of one name),
@@ -24,7 +24,7 @@ impl Embedder for Versioned {
     fn manifest(&self) -> &str {
         self.manifest
     }
-    fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
+    fn embed(&self, texts: &[&str]) -> crate::Result<Vec<Vec<f32>>> {
         let mut v = self.inner.embed(texts)?;
         v.iter_mut().flatten().for_each(|x| *x *= self.sign);
         Ok(v)

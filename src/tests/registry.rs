@@ -1,9 +1,9 @@
 //! The entity registry (SPEC §4): Markdown files as the source of truth, notes that survive
 //! engine writes, hand-edited aliases, and ids that cannot climb out of the registry.
 
-use crate::common::{T0, files_under, open_registry};
-use memtree::{EntityId, EntityKind, Error};
-use memtree::{EntityRecord, Handle, Registry};
+use crate::tests::common::{T0, files_under, open_registry};
+use crate::{EntityId, EntityKind, Error};
+use crate::{EntityRecord, Handle, Registry};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::collections::BTreeSet;

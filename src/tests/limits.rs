@@ -3,21 +3,24 @@
 //! `MEMTREE_LIMITS_CHILD=<scenario>`) so its peak RSS (`VmHWM`) is its own; the parent
 //! checks the store afterwards and holds the peak to a bound.
 //!
-//! `harness = false` for the same reason as `tests/crash.rs`: parent and child are one
-//! binary.
+//! Parent and child are one test, as in `crash.rs`.
 
-use memtree::Scope;
-use memtree::internals::NodeReads;
-use memtree::{ChatMessage, Item, Memory, OpenOptions, SourceId, TreeId};
+use crate::Scope;
+use crate::store::NodeReads;
+use crate::tests::common::self_child;
+use crate::{ChatMessage, Item, Memory, OpenOptions, SourceId, TreeId};
 use std::path::Path;
-use std::process::Command;
 
 const CHILD_ENV: &str = "MEMTREE_LIMITS_CHILD";
 const MB: usize = 1 << 20;
 const BODY_BYTES: usize = 50 * MB;
 const LEAVES: usize = 100_000;
 
-fn main() {
+/// This test's name, for its child runs.
+const SELF: &str = "tests::limits::large_inputs_in_bounded_memory";
+
+#[test]
+fn large_inputs_in_bounded_memory() {
     if let Ok(which) = std::env::var(CHILD_ENV) {
         let dir = std::env::var("MEMTREE_LIMITS_DIR").unwrap();
         match which.as_str() {
@@ -39,11 +42,7 @@ fn main() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let t = std::time::Instant::now();
-        let out = Command::new(std::env::current_exe().unwrap())
-            .env(CHILD_ENV, scenario)
-            .env("MEMTREE_LIMITS_DIR", dir.path())
-            .output()
-            .unwrap();
+        let out = self_child(SELF).env(CHILD_ENV, scenario).env("MEMTREE_LIMITS_DIR", dir.path()).output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         if !out.status.success() {
             failures.push(format!("{scenario}: child failed: {}", String::from_utf8_lossy(&out.stderr)));
@@ -62,12 +61,7 @@ fn main() {
             failures.push(format!("{scenario}: {e}"));
         }
     }
-    for f in &failures {
-        eprintln!("FAIL {f}");
-    }
-    if !failures.is_empty() {
-        std::process::exit(1);
-    }
+    assert!(failures.is_empty(), "FAIL {}", failures.join("\nFAIL "));
 }
 
 /// Peak resident set of this process, from `/proc/self/status` (Linux).
@@ -103,7 +97,7 @@ fn big_body(dir: &Path) {
         "body": body_text(BODY_BYTES),
     })
     .to_string();
-    let out = memtree::tool::call_json(&mut mem, &input, &Scope::all()).unwrap();
+    let out = crate::tool::call_json(&mut mem, &input, &Scope::all()).unwrap();
     assert!(out["leaves"].as_u64().unwrap() > 1000, "{out}");
 }
 
@@ -119,7 +113,7 @@ fn check_big_body(dir: &Path) -> Result<(), String> {
     if text < BODY_BYTES {
         return Err(format!("{leaves} leaves hold {text} bytes, less than the {BODY_BYTES}-byte body"));
     }
-    let hits = memtree::tool::call_read_json(
+    let hits = crate::tool::call_read_json(
         mem.as_reader(),
         r#"{"mode":"walk","query":"budget line 7919 Osprey","limit":5}"#,
         &Scope::all(),
@@ -146,7 +140,7 @@ fn many_leaves(dir: &Path) {
                     source_ref: None,
                     participants: vec![],
                     tags: vec![],
-                    role: memtree::Role::Person,
+                    role: crate::Role::Person,
                     title: None,
                 })
             })

@@ -3,8 +3,8 @@
 //! of reloading it: the state after the writes must equal a fresh load from the store, and
 //! so must every answer.
 
-use crate::common::{Fixture, HOUR, T0, chat};
-use memtree::{Config, Document, MemoryReader, Scope, SourceId, tool};
+use crate::tests::common::{Fixture, HOUR, T0, chat};
+use crate::{Config, Document, MemoryReader, Scope, SourceId, tool};
 
 fn note(i: usize, text: &str) -> Document {
     Document {
@@ -73,7 +73,7 @@ fn replaces_and_deletes_leave_the_state_a_fresh_load_would_have() {
     let (a, b) = (mine.vectors().unwrap(), theirs.vectors().unwrap());
     assert_eq!((a.len(), a.sessions()), (b.len(), b.sessions()));
     let ids: Vec<String> = {
-        use memtree::internals::NodeReads;
+        use crate::store::NodeReads;
         let mut ids = Vec::new();
         fresh
             .store()

@@ -9,8 +9,8 @@
 //! under `CI=true`, where a missing runtime is a failure. The stage's logic is tested with a
 //! deterministic scorer as well, which needs no runtime.
 
-use crate::common::*;
-use memtree::{
+use crate::tests::common::*;
+use crate::{
     Config, CrossEncoder, CrossScorer, Error, Memory, OpenOptions, QueryResponse, Reranker, Scope, WalkArgs,
     fuse_ranks, walk,
 };
@@ -24,7 +24,7 @@ fn fixture(name: &str) -> PathBuf {
 /// Whether the ONNX Runtime library is here (else the ONNX tests skip, outside CI).
 fn runtime_present(test: &str) -> bool {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-minilm-l6-v2");
-    let present = memtree::ModelPaths::new(&dir).ort_library().is_some_and(|p| p.is_file());
+    let present = crate::ModelPaths::new(&dir).ort_library().is_some_and(|p| p.is_file());
     if !present {
         if std::env::var("CI").is_ok_and(|v| v == "true") {
             panic!("{test}: no ONNX Runtime in {} under CI=true: run scripts/fetch-models.sh first", dir.display());
@@ -93,7 +93,7 @@ fn a_bad_settings_file_is_refused() {
     for f in ["model.onnx", "tokenizer.json"] {
         std::fs::copy(fixture("tiny").join(f), dir.path().join(f)).unwrap();
     }
-    std::fs::write(dir.path().join(memtree::RERANKER_SETTINGS_FILE), r#"{"max_tokens": 3}"#).unwrap();
+    std::fs::write(dir.path().join(crate::RERANKER_SETTINGS_FILE), r#"{"max_tokens": 3}"#).unwrap();
     let err = load_err(dir.path());
     assert!(err.contains("max_tokens"), "{err}");
 }
@@ -131,7 +131,7 @@ impl CrossScorer for Prefers {
     fn name(&self) -> &str {
         "prefers"
     }
-    fn score(&self, _query: &str, passages: &[&str]) -> memtree::Result<Vec<f32>> {
+    fn score(&self, _query: &str, passages: &[&str]) -> crate::Result<Vec<f32>> {
         self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Ok(passages.iter().map(|p| if p.contains(self.word) { 1.0 } else { 0.0 }).collect())
     }

@@ -2,10 +2,10 @@
 //! default corpus): every evidence id names a leaf the importers produce, and the harness
 //! answers all of them over the demo imported as a user imports it.
 
-use memtree::OpenOptions;
-use memtree::WalkParams;
-use memtree::eval::recall::{RecallConfig, replay, run};
-use memtree::eval::{DEMO_QUESTIONS, Sample, read_corpus};
+use crate::OpenOptions;
+use crate::WalkParams;
+use crate::eval::recall::{RecallConfig, replay, run};
+use crate::eval::{DEMO_QUESTIONS, Sample, read_corpus};
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -1,8 +1,8 @@
 //! Fixtures and whole-store invariant checks shared by the integration tests.
 
-use memtree::Registry;
-use memtree::{ChatMessage, Config, Document, EmailMessage, Item, ManualClock, Memory, OpenOptions};
-use memtree::{internals::EntityReads, internals::NodeReads};
+use crate::Registry;
+use crate::store::{EntityReads, NodeReads};
+use crate::{ChatMessage, Config, Document, EmailMessage, Item, ManualClock, Memory, OpenOptions};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ impl Fixture {
         OpenOptions {
             config: self.cfg.clone(),
             clock: Arc::new(self.clock.clone()),
-            embedder: Some(Arc::new(memtree::HashEmbedder::new(64))),
+            embedder: Some(Arc::new(crate::HashEmbedder::new(64))),
             ..OpenOptions::default()
         }
     }
@@ -49,7 +49,7 @@ pub fn chat(source: &str, author: &str, ts: i64, text: &str) -> Item {
         source_ref: Some(format!("{source}/{ts}")),
         participants: vec![],
         tags: vec![],
-        role: memtree::Role::Person,
+        role: crate::Role::Person,
         title: None,
     })
 }
@@ -199,4 +199,13 @@ pub fn check_invariants(mem: &Memory, cfg: &Config) {
     let stats = mem.as_reader().stats().unwrap();
     assert_eq!(stats.index_docs, node_count, "index holds exactly the stored nodes");
     assert_eq!(stats.counts.vectors, node_count, "one vector per node");
+}
+
+/// This test binary run again as a child process for the one test `name` (its full path,
+/// e.g. `tests::crash::…`): the child is exactly this crate's code, so a test can kill it at
+/// a kill point or read its peak memory apart from the other tests'.
+pub fn self_child(name: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new(std::env::current_exe().expect("this test binary"));
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"]);
+    cmd
 }

@@ -2,9 +2,9 @@
 //! stored and reads them back for the vectors and the index (issue 28): every node must still
 //! be indexed with its text and carry the vector of its text, in memory and after a reopen.
 
-use crate::common::{Fixture, T0, check_invariants};
-use memtree::internals::NodeReads;
-use memtree::{
+use crate::store::NodeReads;
+use crate::tests::common::{Fixture, T0, check_invariants};
+use crate::{
     Config, Document, Embedder, HashEmbedder, Memory, MemoryReader, OpenOptions, Scope, SourceId, TreeId, tool,
 };
 

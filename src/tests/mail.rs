@@ -2,8 +2,8 @@
 //! write them — multipart/alternative, HTML only, attachments, RFC 2047 headers, windows-1252
 //! and ISO-8859-x bodies, quoted-printable and base64 — and a 50 MB mailbox in bounded memory.
 
-use memtree::internals::read_mbox;
-use memtree::{EmailMessage, Item};
+use crate::ingest::import::read_mbox;
+use crate::{EmailMessage, Item};
 use std::path::{Path, PathBuf};
 
 fn write(bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
@@ -356,12 +356,12 @@ fn children_peak_rss() -> u64 {
 /// growth of holding the file whole would be about 45 MB, and more per copy).
 /// Ignored in the suite: the peak is read with `getrusage(RUSAGE_CHILDREN)`, the largest of
 /// all children of this process, so it must run alone:
-/// `cargo test --release --test it mail::fifty_mb -- --ignored --exact` (about 10 s).
+/// `cargo test --release --lib tests::mail::fifty_mb -- --ignored --exact` (about 10 s).
 #[cfg(unix)]
 #[test]
 #[ignore = "reads the peak RSS of all child processes: run alone"]
 fn fifty_mb_mailbox_in_bounded_memory() {
-    use crate::support::memtree;
+    use crate::tests::support::memtree;
     let dir = tempfile::tempdir().unwrap();
     let mut peaks = Vec::new();
     for (name, mb) in [("small.mbox", 5u64), ("big.mbox", 50)] {

@@ -2,9 +2,10 @@
 //! (`OpenOptions.clock`), words of time never become `misc:` entities (in content or in a
 //! question), and a parsed input can be re-based in time before it is written.
 
-use crate::common::{Fixture, chat};
-use memtree::internals::{EntityReads, analyse_query};
-use memtree::{Config, Format, Item, Parsed};
+use crate::retrieval::walk::analyse_query;
+use crate::store::EntityReads;
+use crate::tests::common::{Fixture, chat};
+use crate::{Config, Format, Item, Parsed};
 use std::path::Path;
 
 /// 2023-05-10T15:00:00Z, a Wednesday.

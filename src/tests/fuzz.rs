@@ -12,16 +12,14 @@
 //! failing seeds in `tests/proptest-regressions/fuzz.txt`, and a failing input's minimal form
 //! is also written into the target's corpus folder so the replay test keeps guarding it.
 
-use crate::common::*;
-use memtree::Scope;
-use memtree::internals::NodeReads;
-use memtree::tool::{MODE_NAMES, MODES, call_json, memory_recall_json};
-use memtree::{Config, EntityId, EntityKind, Error, Item, Memory, NodeId};
-use memtree::{EntityRecord, Handle};
-use memtree::{
-    internals::locomo::read_locomo, internals::read_chat_jsonl, internals::read_markdown_dir, internals::read_mbox,
-    internals::read_slack_export,
-};
+use crate::Scope;
+use crate::ingest::import::locomo::read_locomo;
+use crate::ingest::import::{read_chat_jsonl, read_markdown_dir, read_mbox, read_slack_export};
+use crate::store::NodeReads;
+use crate::tests::common::*;
+use crate::tool::{MODE_NAMES, MODES, call_json, memory_recall_json};
+use crate::{Config, EntityId, EntityKind, Error, Item, Memory, NodeId};
+use crate::{EntityRecord, Handle};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
@@ -1681,11 +1679,11 @@ pub(crate) fn write_input(format: Format, files: &[(&str, Vec<u8>)]) -> (tempfil
 /// What an importer returned, ready to ingest.
 pub(crate) enum Imported {
     Items(Vec<Item>),
-    Conversations(Vec<memtree::internals::locomo::Conversation>),
-    Documents(Vec<memtree::Document>),
+    Conversations(Vec<crate::ingest::import::locomo::Conversation>),
+    Documents(Vec<crate::Document>),
 }
 
-pub(crate) fn import(format: Format, path: &Path) -> memtree::Result<Imported> {
+pub(crate) fn import(format: Format, path: &Path) -> crate::Result<Imported> {
     Ok(match format {
         Format::ChatJsonl => Imported::Items(read_chat_jsonl(path)?),
         Format::Mbox => Imported::Items(read_mbox(path)?.0),
@@ -1697,7 +1695,7 @@ pub(crate) fn import(format: Format, path: &Path) -> memtree::Result<Imported> {
 
 /// Ingest an import as the CLI does (items in one batch, a conversation or a document at a
 /// time), into `mem`.
-pub(crate) fn ingest_imported(mem: &mut Memory, imported: Imported) -> memtree::Result<()> {
+pub(crate) fn ingest_imported(mem: &mut Memory, imported: Imported) -> crate::Result<()> {
     match imported {
         Imported::Items(items) => {
             mem.ingest(items)?;

@@ -2,8 +2,9 @@
 //! stemming, BM25 ranking) — what a user would pick instead of memtree. Used by the recall
 //! harness and the latency benchmark only.
 
-use super::Reader;
 use crate::error::Result;
+use crate::reader::MemoryReader;
+use crate::store::Reader;
 use crate::types::NodeId;
 use rusqlite::{Connection, params};
 
@@ -13,8 +14,9 @@ pub struct Fts5Baseline {
 }
 
 impl Fts5Baseline {
-    /// Copy every leaf of `store` into a fresh FTS5 table.
-    pub fn build(store: &impl Reader) -> Result<Fts5Baseline> {
+    /// Copy every leaf of the store `mem` reads into a fresh FTS5 table.
+    pub fn build(mem: &MemoryReader) -> Result<Fts5Baseline> {
+        let store = mem.store();
         let conn = Connection::open_in_memory()?;
         conn.execute_batch(
             "CREATE VIRTUAL TABLE leaves USING fts5(node_id UNINDEXED, scope UNINDEXED, content, tokenize = 'porter unicode61');",

@@ -3,10 +3,10 @@
 //! ingests and replaces a document over and over. No reader may see a mix of two versions,
 //! get an error, or hang; a second writer's write goes in between the first one's writes.
 
-use crate::common::{Fixture, HOUR, T0, chat};
-use memtree::Scope;
-use memtree::internals::NodeReads;
-use memtree::{Config, Document, Memory, MemoryReader, OpenOptions, SourceId, TreeId};
+use crate::Scope;
+use crate::store::NodeReads;
+use crate::tests::common::{Fixture, HOUR, T0, chat};
+use crate::{Config, Document, Memory, MemoryReader, OpenOptions, SourceId, TreeId};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,7 +62,7 @@ fn check_snapshot(r: &MemoryReader) -> Result<Option<u32>, String> {
     let [Some(v)] = eds.iter().copied().collect::<Vec<_>>()[..] else {
         return Err(format!("one snapshot shows editions {eds:?}"));
     };
-    let chunks = memtree::Document::into_drafts(plan(v), &config(), T0).map_err(|e| e.to_string())?.len();
+    let chunks = crate::Document::into_drafts(plan(v), &config(), T0).map_err(|e| e.to_string())?.len();
     if leaves.len() != chunks {
         return Err(format!("edition {v}: {} leaves visible, the edition has {chunks}", leaves.len()));
     }
@@ -119,7 +119,7 @@ fn reader_threads_never_see_a_mix_of_versions() {
                     Ok(v) => seen.extend(v),
                     Err(e) => break Err(e),
                 }
-                let out = match memtree::tool::call_read_json(&reader, WALK, &Scope::all()) {
+                let out = match crate::tool::call_read_json(&reader, WALK, &Scope::all()) {
                     Ok(out) => out,
                     Err(e) => break Err(format!("walk failed: {e}")),
                 };
@@ -155,7 +155,7 @@ fn a_second_process_reads_while_the_writer_holds_the_store() {
     mem.ingest_document(plan(0)).unwrap();
     let dir = fx.dir.path().to_path_buf();
     let query = |args: &[&str]| -> Result<Value, String> {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_memtree"))
+        let out = std::process::Command::new(crate::tests::support::memtree_bin())
             .arg("--store")
             .arg(&dir)
             .arg("--no-model")
@@ -217,12 +217,9 @@ fn a_read_only_reader_follows_the_writer_of_another_handle() {
     // "joined" as in the message: the test embedder hashes words without stemming, so this is
     // what lets its dense signal agree with the lexical one (with "join" the dense share alone
     // tied a document leaf with the message).
-    let out = memtree::tool::call_read_json(
-        &reader,
-        r#"{"mode":"walk","query":"What has Zephyrine joined?"}"#,
-        &Scope::all(),
-    )
-    .unwrap();
+    let out =
+        crate::tool::call_read_json(&reader, r#"{"mode":"walk","query":"What has Zephyrine joined?"}"#, &Scope::all())
+            .unwrap();
     let hit = &out["hits"][0];
     assert!(hit["content"].as_str().unwrap().contains("Zephyrine"), "{out}");
     assert!(hit["explain"].to_string().contains("person:zephyrine"), "the new name routes: {hit}");
@@ -232,14 +229,14 @@ fn a_read_only_reader_follows_the_writer_of_another_handle() {
 /// ids and cosines for a few probe queries, and the session vectors' cosines.
 pub(crate) fn dense_fingerprint(r: &MemoryReader, probes: &[&str]) -> (usize, usize, Vec<String>) {
     let d = r.dense().expect("a model is configured");
-    let emb = memtree::HashEmbedder::new(64);
+    let emb = crate::HashEmbedder::new(64);
     let mut out = Vec::new();
     let mut sessions = Vec::new();
-    memtree::internals::VectorReads::for_each_session(r.store(), |s, _| sessions.push(s.to_string())).unwrap();
+    crate::store::VectorReads::for_each_session(r.store(), |s, _| sessions.push(s.to_string())).unwrap();
     sessions.sort();
     for p in probes {
-        let q = memtree::Embedder::embed(&emb, &[p]).unwrap().pop().unwrap();
-        for (id, s) in d.vectors().top_k(&q, 5, memtree::Rows::All) {
+        let q = crate::Embedder::embed(&emb, &[p]).unwrap().pop().unwrap();
+        for (id, s) in d.vectors().top_k(&q, 5, crate::Rows::All) {
             out.push(format!("{p}: {id} {s:.5}"));
         }
         for s in &sessions {
@@ -280,7 +277,7 @@ fn a_reader_of_another_handle_catches_up_on_vectors_as_a_fresh_open_would() {
     // reader still makes the new session's vector.
     mem.ingest((12..16).map(|i| chat("slack:#eng", "Bo", T0 + i * 60_000, &format!("heron count {i}")))).unwrap();
     let mut deferred =
-        Memory::open_with(fx.dir.path(), OpenOptions { embedding: memtree::Embedding::Deferred, ..fx.options() })
+        Memory::open_with(fx.dir.path(), OpenOptions { embedding: crate::Embedding::Deferred, ..fx.options() })
             .unwrap();
     let sealed = deferred.flush().unwrap();
     assert!(sealed.summaries > 0, "{sealed:?}");
@@ -304,7 +301,7 @@ fn deferred_embedding_is_searchable_at_once_and_embed_pending_ends_where_inline_
     a.ingest(items()).unwrap();
     a.flush().unwrap();
     let fx = Fixture::new(config());
-    let deferred = || OpenOptions { embedding: memtree::Embedding::Deferred, ..fx.options() };
+    let deferred = || OpenOptions { embedding: crate::Embedding::Deferred, ..fx.options() };
     let mut b = Memory::open_with(fx.dir.path(), deferred()).unwrap();
     b.ingest(items()).unwrap();
     b.flush().unwrap();
@@ -312,12 +309,9 @@ fn deferred_embedding_is_searchable_at_once_and_embed_pending_ends_where_inline_
     let stats = b.as_reader().stats().unwrap();
     assert_eq!(stats.counts.vectors, 0);
     assert_eq!(stats.vectors_pending, stats.counts.leaves + stats.counts.summaries_per_level.iter().sum::<u64>());
-    let out = memtree::tool::call_read_json(
-        b.as_reader(),
-        r#"{"mode":"walk","query":"what about marker217?"}"#,
-        &Scope::all(),
-    )
-    .unwrap();
+    let out =
+        crate::tool::call_read_json(b.as_reader(), r#"{"mode":"walk","query":"what about marker217?"}"#, &Scope::all())
+            .unwrap();
     assert!(out["hits"][0]["content"].as_str().unwrap().ends_with("marker217"), "{out}");
     // A deferred open embeds nothing either; embed_pending does, batch by batch.
     drop(b);

@@ -2,10 +2,10 @@
 //! character offsets that index `content`; short leaves, summaries and query-less modes carry
 //! none, and the JSON has no `snippet` key then; hostile content never breaks the offsets.
 
-use crate::common::*;
-use crate::fuzz::check_hit;
-use memtree::tool::call_json;
-use memtree::{Config, Memory, RetrievalHit, Scope, Snippet, WalkArgs, walk};
+use crate::tests::common::*;
+use crate::tests::fuzz::check_hit;
+use crate::tool::call_json;
+use crate::{Config, Memory, RetrievalHit, Scope, Snippet, WalkArgs, walk};
 use serde_json::{Value, json};
 
 /// A paragraph of ~100 words about `topic`, sharing no content word with the question.

@@ -4,17 +4,17 @@
 //! the outcome it must have, and the store and registry are checked for anything written
 //! where it should not be.
 
-use crate::common::*;
-use crate::fuzz::{
+use crate::EntityRecord;
+use crate::Scope;
+use crate::store::EntityReads;
+use crate::tests::common::*;
+use crate::tests::fuzz::{
     CHAT_SEED, Format, Imported, LOCOMO_SEED, MBOX_SEED, SLACK_CHANNELS, SLACK_DAY_1, SLACK_USERS, check_err,
     check_hit, check_tree_shape, import, seed_with, write_input,
 };
-use crate::support::memtree;
-use memtree::EntityRecord;
-use memtree::Scope;
-use memtree::internals::EntityReads;
-use memtree::tool::{call_json, memory_recall_json};
-use memtree::{Config, EntityId, EntityKind, Error, Item, Memory};
+use crate::tests::support::memtree;
+use crate::tool::{call_json, memory_recall_json};
+use crate::{Config, EntityId, EntityKind, Error, Item, Memory};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -23,9 +23,9 @@ use std::path::{Component, Path, PathBuf};
 fn ok(mem: &mut Memory, req: Value) -> Value {
     let mode = req["mode"].as_str().unwrap().to_string();
     let v = call_json(mem, &req.to_string(), &Scope::all())
-        .unwrap_or_else(|e| panic!("{} failed: {e}", crate::fuzz::clip(&req.to_string())));
+        .unwrap_or_else(|e| panic!("{} failed: {e}", crate::tests::fuzz::clip(&req.to_string())));
     check_tree_shape(&mode, &req, &v, &Scope::all())
-        .unwrap_or_else(|e| panic!("{}: {e}", crate::fuzz::clip(&req.to_string())));
+        .unwrap_or_else(|e| panic!("{}: {e}", crate::tests::fuzz::clip(&req.to_string())));
     v
 }
 
@@ -55,7 +55,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 fn assert_contained(outer: &Path, store: &Path) {
     let top: Vec<PathBuf> = std::fs::read_dir(outer).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(top, vec![store.to_path_buf()], "something was written beside the store");
-    let content = store.join(memtree::CONTENT_DIR);
+    let content = store.join(crate::CONTENT_DIR);
     for p in tree_of(&content) {
         let parts: Vec<String> = p.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
         let ok = match parts.as_slice() {
@@ -235,13 +235,13 @@ fn hostile_ids_through_the_registry_stay_inside_content_entities() {
     let fx = Fixture::new(Config::default());
     let mem = Memory::open_with(&store, fx.options()).unwrap();
     let reg = mem.as_reader().registry();
-    let root = store.join(memtree::CONTENT_DIR).join("entities");
+    let root = store.join(crate::CONTENT_DIR).join("entities");
     assert_eq!(reg.root(), root);
     let mut paths = BTreeSet::new();
     for (id, accepted) in registry_rows() {
         let eid = EntityId::from(id.as_str());
         let kind = id.split_once(':').and_then(|(k, _)| EntityKind::parse(k)).unwrap_or(EntityKind::Misc);
-        let shown = crate::fuzz::clip(&format!("{id:?}"));
+        let shown = crate::tests::fuzz::clip(&format!("{id:?}"));
         // The display name is the id's tail, so each confusable answers only to itself.
         let tail = id.split_once(':').map_or(id.as_str(), |(_, t)| t);
         let rec = EntityRecord::new(eid.clone(), kind, tail);
@@ -514,7 +514,7 @@ fn file_rows() -> Vec<(&'static str, Format, &'static str, Vec<u8>, Outcome)> {
         ),
         // Turns are 30 s apart: the last turns of a session at 11:59 pm on 31 December 9999
         // fall in the year 10000, past what ingest accepts.
-        ("locomo turn past 9999", Locomo, "locomo.json", std::fs::read(crate::fuzz::corpus_dir("locomo").join("turns-past-9999.json")).unwrap(), Refused { file: "locomo.json", reason: "late: turn D1:3: ts: timestamp 253402300800000 is outside 1970..9999" }),
+        ("locomo turn past 9999", Locomo, "locomo.json", std::fs::read(crate::tests::fuzz::corpus_dir("locomo").join("turns-past-9999.json")).unwrap(), Refused { file: "locomo.json", reason: "late: turn D1:3: ts: timestamp 253402300800000 is outside 1970..9999" }),
         ("locomo 10k sample id", Locomo, "locomo.json", format!("[{{\"sample_id\":\"{}\"}}]", "x".repeat(10_000)).into_bytes(), Refused { file: "locomo.json", reason: "no conversation object" }),
         // markdown
         ("markdown invalid UTF-8", Markdown, "notes/a.md", b"# Roadmap\n\xff\xfe\n".to_vec(), Refused { file: "notes/a.md", reason: "invalid UTF-8" }),
@@ -635,7 +635,11 @@ fn a_refused_cli_import_leaves_the_store_unchanged() {
         let r = memtree(&store, &args, None);
         assert_eq!(r.code, Some(1), "{name}: {}", r.err);
         let last = Path::new(file).file_name().unwrap().to_string_lossy();
-        assert!(r.err.contains(last.as_ref()), "{name}: the error does not name {file}: {}", crate::fuzz::clip(&r.err));
+        assert!(
+            r.err.contains(last.as_ref()),
+            "{name}: the error does not name {file}: {}",
+            crate::tests::fuzz::clip(&r.err)
+        );
         assert_eq!(cli_counts(&store), before, "{name}: the refused import changed the store");
     }
 }

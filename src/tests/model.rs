@@ -5,7 +5,7 @@
 //! passes, except under `CI=true`, where CI runs the fetch script first and a missing model is
 //! a failure.
 
-use memtree::{Embedder, FastEmbedder, ModelPaths};
+use crate::{Embedder, FastEmbedder, ModelPaths};
 use std::path::PathBuf;
 
 fn model_dir() -> PathBuf {
@@ -219,7 +219,7 @@ fn corrupt_model_is_a_clear_error() {
     std::fs::write(dir.path().join("model.onnx"), b"this is not an ONNX model").unwrap();
     let err = FastEmbedder::load(&ModelPaths { dir: dir.path().to_path_buf() }).unwrap_err();
     let text = err.to_string();
-    assert!(matches!(err, memtree::Error::Model { .. }), "{text}");
+    assert!(matches!(err, crate::Error::Model { .. }), "{text}");
     assert!(text.contains("model.onnx"), "{text}");
     // No model file at all: the error names it too.
     std::fs::remove_file(dir.path().join("model.onnx")).unwrap();
@@ -233,19 +233,18 @@ fn corrupt_model_is_a_clear_error() {
 fn who_is_maya_finds_the_team_note() {
     let Some(e) = embedder("who_is_maya_finds_the_team_note") else { return };
     let dir = tempfile::tempdir().unwrap();
-    let opts = memtree::OpenOptions { embedder: Some(std::sync::Arc::new(e)), ..memtree::OpenOptions::default() };
-    let mut mem = memtree::Memory::open_with(dir.path(), opts).unwrap();
+    let opts = crate::OpenOptions { embedder: Some(std::sync::Arc::new(e)), ..crate::OpenOptions::default() };
+    let mut mem = crate::Memory::open_with(dir.path(), opts).unwrap();
     let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
     for (format, path) in [
-        (memtree::Format::ChatJsonl, "chat.jsonl"),
-        (memtree::Format::Mbox, "mail.mbox"),
-        (memtree::Format::Markdown, "notes"),
+        (crate::Format::ChatJsonl, "chat.jsonl"),
+        (crate::Format::Mbox, "mail.mbox"),
+        (crate::Format::Markdown, "notes"),
     ] {
         mem.write_parsed(format.read(&demo.join(path)).unwrap(), |_| {}).unwrap();
     }
     mem.flush().unwrap();
-    let r =
-        memtree::walk(mem.as_reader(), &memtree::WalkArgs::new("Who is Maya?"), &memtree::Scope::default()).unwrap();
+    let r = crate::walk(mem.as_reader(), &crate::WalkArgs::new("Who is Maya?"), &crate::Scope::default()).unwrap();
     let top: Vec<&str> = r.hits.iter().take(3).map(|h| h.tree_scope.as_str()).collect();
     assert!(top.iter().any(|s| s.ends_with("team.md")), "top 3: {top:?}");
 }
@@ -260,24 +259,24 @@ fn the_readme_question_finds_what_went_wrong_last_week() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let now = memtree::parse_now("2023-05-29").unwrap();
-    let opts = memtree::OpenOptions {
+    let now = crate::parse_now("2023-05-29").unwrap();
+    let opts = crate::OpenOptions {
         embedder: Some(std::sync::Arc::new(e)),
-        clock: std::sync::Arc::new(memtree::ManualClock::new(now)),
-        ..memtree::OpenOptions::default()
+        clock: std::sync::Arc::new(crate::ManualClock::new(now)),
+        ..crate::OpenOptions::default()
     };
-    let mut mem = memtree::Memory::open_with(dir.path(), opts).unwrap();
+    let mut mem = crate::Memory::open_with(dir.path(), opts).unwrap();
     let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
     for (format, file) in [
-        (memtree::Format::ChatJsonl, "chat.jsonl"),
-        (memtree::Format::Mbox, "mail.mbox"),
-        (memtree::Format::Markdown, "notes"),
+        (crate::Format::ChatJsonl, "chat.jsonl"),
+        (crate::Format::Mbox, "mail.mbox"),
+        (crate::Format::Markdown, "notes"),
     ] {
-        mem.import_with(format, &demo.join(file), &memtree::ImportOptions::default(), |_| {}).unwrap();
+        mem.import_with(format, &demo.join(file), &crate::ImportOptions::default(), |_| {}).unwrap();
     }
     mem.flush().unwrap();
     let call = r#"{"mode":"walk","query":"what went wrong last week?","limit":5}"#;
-    let out = memtree::tool::call_json(&mut mem, call, &memtree::Scope::all()).unwrap();
+    let out = crate::tool::call_json(&mut mem, call, &crate::Scope::all()).unwrap();
     let hits = out["hits"].as_array().unwrap();
     assert!(
         hits.iter().take(3).any(|h| {

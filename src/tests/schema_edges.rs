@@ -85,7 +85,7 @@ fn base(props: &Map<String, Value>, selector: &str, mode: &Value) -> Map<String,
     call
 }
 
-fn check(schema: &Value, parse: impl Fn(&str) -> memtree::Result<()>) {
+fn check(schema: &Value, parse: impl Fn(&str) -> crate::Result<()>) {
     let input = &schema["input_schema"];
     assert_eq!(input["additionalProperties"], false);
     let props = input["properties"].as_object().unwrap();
@@ -128,18 +128,17 @@ fn check(schema: &Value, parse: impl Fn(&str) -> memtree::Result<()>) {
 
 #[test]
 fn memory_tree_schema_and_parser_agree_on_every_field() {
-    check(&memtree::tool::memory_tree_schema(), |c| memtree::tool::parse_call(c).map(drop));
+    check(&crate::tool::memory_tree_schema(), |c| crate::tool::parse_call(c).map(drop));
 }
 
 #[test]
 fn memory_recall_schema_and_parser_agree_on_every_field() {
-    check(&memtree::tool::memory_recall_schema(), |c| memtree::tool::parse_recall(c).map(drop));
+    check(&crate::tool::memory_recall_schema(), |c| crate::tool::parse_recall(c).map(drop));
 }
 
 #[test]
 fn limit_zero_is_the_default_and_negative_is_refused() {
-    let walk =
-        |limit: i64| memtree::tool::parse_call(&json!({"mode": "walk", "query": "q", "limit": limit}).to_string());
+    let walk = |limit: i64| crate::tool::parse_call(&json!({"mode": "walk", "query": "q", "limit": limit}).to_string());
     let default = format!("{:?}", walk(10).unwrap());
     assert_eq!(format!("{:?}", walk(0).unwrap()), default, "0 means the default (10)");
     let e = walk(-1).unwrap_err().to_string();

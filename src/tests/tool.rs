@@ -2,11 +2,11 @@
 //! a document with known entities and times): defaults, caps, bad input, the scope gate,
 //! and cover_window against a brute-force scan.
 
-use crate::common::*;
-use memtree::Scope;
-use memtree::internals::NodeReads;
-use memtree::tool::{call_json, memory_recall_json, memory_tree_schema};
-use memtree::{Config, Memory};
+use crate::Scope;
+use crate::store::NodeReads;
+use crate::tests::common::*;
+use crate::tool::{call_json, memory_recall_json, memory_tree_schema};
+use crate::{Config, Memory};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -273,8 +273,8 @@ fn schema_lists_every_mode_and_field() {
         .iter()
         .map(|m| m.as_str().unwrap())
         .collect();
-    assert_eq!(modes, memtree::tool::MODE_NAMES);
-    for m in memtree::tool::MODES {
+    assert_eq!(modes, crate::tool::MODE_NAMES);
+    for m in crate::tool::MODES {
         for f in m.fields {
             assert!(s["input_schema"]["properties"].get(f.name).is_some(), "{} missing", f.name);
         }
@@ -362,7 +362,7 @@ proptest! {
         }
         for (a, b) in windows {
             let (since, until) = (T0 + a.min(b) * MIN, T0 + a.max(b) * MIN);
-            let inside = |n: &memtree::internals::NodeRow| n.time_start_ms >= since && n.time_end_ms <= until;
+            let inside = |n: &crate::store::NodeRow| n.time_start_ms >= since && n.time_end_ms <= until;
             let mut want: Vec<String> = all.iter().filter(|n| {
                 inside(n) && n.parent_id.as_ref().is_none_or(|p| !all.iter().any(|m| &m.node_id == p && inside(m)))
             }).map(|n| n.node_id.0.clone()).collect();
@@ -411,7 +411,7 @@ fn cover_window_limit_does_not_starve_a_source() {
 fn registry_aliases_resolve_at_ingest_and_at_query_time() {
     let (fx, mut mem) = fixture();
     // An alias added to the vault (as a user would in Obsidian) resolves at the next lookup.
-    let mut rec = memtree::EntityRecord::new("person:dana".into(), memtree::EntityKind::Person, "Dana");
+    let mut rec = crate::EntityRecord::new("person:dana".into(), crate::EntityKind::Person, "Dana");
     rec.aliases = vec!["D-Bird".into()];
     mem.as_reader().registry().put(&rec, T0).unwrap();
     assert_eq!(mem.as_reader().registry().all().unwrap().len(), 1, "{:?}", mem.as_reader().registry().fingerprint());
@@ -422,12 +422,12 @@ fn registry_aliases_resolve_at_ingest_and_at_query_time() {
     let leaves: Vec<_> = mem
         .as_reader()
         .store()
-        .tree_nodes(&memtree::TreeId::for_source(&"slack:#ops".into()))
+        .tree_nodes(&crate::TreeId::for_source(&"slack:#ops".into()))
         .unwrap()
         .into_iter()
         .filter(|n| n.content.contains("D-Bird"))
         .collect();
-    let ents = memtree::internals::EntityReads::node_entities(mem.as_reader().store(), &leaves[0].node_id).unwrap();
+    let ents = crate::store::EntityReads::node_entities(mem.as_reader().store(), &leaves[0].node_id).unwrap();
     assert!(ents.iter().any(|e| e.0 == "person:dana"), "{ents:?}");
     drop(fx);
 }

@@ -1,5 +1,5 @@
 //! Crash tests: a child process runs a fixed sequence of writes and SIGKILLs itself at a
-//! kill point (`memtree::internals::POINTS`, armed by `MEMTREE_CRASH_AT=<point>:<n>`); the
+//! kill point (`crash::POINTS`, armed by `MEMTREE_CRASH_AT=<point>:<n>`); the
 //! parent then reopens the store and checks that
 //! - every call that returned before the kill is fully present and the call in flight is
 //!   either wholly present or wholly absent (the store equals the reference state after
@@ -12,19 +12,18 @@
 //! without reaching it. Repairs on open are crashed too: a kill mid-rebuild of an index
 //! that was behind, and a kill while embedding the nodes an earlier model-less run wrote.
 //!
-//! `harness = false`: the same binary is the parent and (with `MEMTREE_CRASH_CHILD` set)
-//! the child, so the child is exactly this crate's code, no helper binary needed.
+//! The same test is the parent and (with `MEMTREE_CRASH_CHILD` set, run alone by name) the
+//! child, so the child is exactly this crate's code, no helper binary needed. Built with the
+//! `failpoints` feature only: `cargo test --release --no-default-features --features
+//! failpoints --lib tests::crash`.
 
-#[allow(dead_code)]
-#[path = "it/common.rs"]
-mod common;
-
-use common::{HOUR, MIN, T0, chat};
-use memtree::{Config, Document, EmailMessage, Item, ManualClock, Memory, OpenOptions, SourceId};
-use memtree::{internals::EntityReads, internals::NodeReads, internals::RecallReads, internals::VectorReads};
+use crate::crash::{CRASH_ENV, POINTS};
+use crate::store::{EntityReads, NodeReads, RecallReads, VectorReads};
+use crate::tests::common::{HOUR, MIN, T0, chat, self_child};
+use crate::{Config, Document, EmailMessage, Item, ManualClock, Memory, OpenOptions, SourceId};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 
 /// `HashEmbedder`'s model name (vectors are stored per model).
@@ -38,7 +37,11 @@ const STEPS_ENV: &str = "MEMTREE_CRASH_STEPS";
 /// with `embed_pending` (and check that none is left missing).
 const DEFERRED_ENV: &str = "MEMTREE_CRASH_DEFERRED";
 
-fn main() {
+/// This test's name, for its child runs.
+const SELF: &str = "tests::crash::a_kill_at_any_point_loses_nothing";
+
+#[test]
+fn a_kill_at_any_point_loses_nothing() {
     if let Ok(dir) = std::env::var(CHILD_ENV) {
         child(Path::new(&dir));
         return;
@@ -47,16 +50,11 @@ fn main() {
     println!(
         "crash: {} kill runs over {} points ({} repair runs), {} failures",
         report.runs,
-        memtree::internals::POINTS.len(),
+        POINTS.len(),
         report.repair_runs,
         report.failures.len()
     );
-    for f in &report.failures {
-        eprintln!("FAIL {f}");
-    }
-    if !report.failures.is_empty() {
-        std::process::exit(1);
-    }
+    assert!(report.failures.is_empty(), "FAIL {}", report.failures.join("\nFAIL "));
 }
 
 fn config() -> Config {
@@ -68,7 +66,7 @@ fn options(with_model: bool) -> OpenOptions {
     OpenOptions {
         config: config(),
         clock: Arc::new(ManualClock::new(T0 + 1000 * HOUR)),
-        embedder: with_model.then(|| Arc::new(memtree::HashEmbedder::new(64)) as _),
+        embedder: with_model.then(|| Arc::new(crate::HashEmbedder::new(64)) as _),
         ..OpenOptions::default()
     }
 }
@@ -120,7 +118,7 @@ fn email(i: usize) -> Item {
 /// kill point of the write path (sealing, cascades, replaces, deletes, recall facts).
 const STEPS: usize = 13;
 
-fn step(mem: &mut Memory, i: usize) -> memtree::Result<()> {
+fn step(mem: &mut Memory, i: usize) -> crate::Result<()> {
     match i {
         0 => mem.ingest(chats("slack:#eng", 14, T0, "osprey")).map(drop),
         1 => mem.ingest_document(document(1)).map(drop),
@@ -135,7 +133,7 @@ fn step(mem: &mut Memory, i: usize) -> memtree::Result<()> {
         10 => mem.ingest(chats("slack:#ops", 9, T0 + 90 * HOUR, "heron")).map(drop),
         // A forget re-seals the session and the level-2 summary above the leaf.
         11 => {
-            let tree = memtree::TreeId::for_source(&SourceId::from("slack:#eng"));
+            let tree = crate::TreeId::for_source(&SourceId::from("slack:#eng"));
             let leaf = mem
                 .as_reader()
                 .store()
@@ -143,10 +141,10 @@ fn step(mem: &mut Memory, i: usize) -> memtree::Result<()> {
                 .into_iter()
                 .find(|n| n.level == 0 && n.content.contains("osprey number 1:"));
             let leaf = leaf.expect("the leaf to forget").node_id;
-            mem.forget(&memtree::Forget::Leaf(leaf)).map(drop)
+            mem.forget(&crate::Forget::Leaf(leaf)).map(drop)
         }
         12 => mem
-            .forget(&memtree::Forget::Range {
+            .forget(&crate::Forget::Range {
                 source: SourceId::from("slack:#ops"),
                 since_ms: T0 + 90 * HOUR,
                 until_ms: T0 + 90 * HOUR + 2 * MIN,
@@ -163,7 +161,7 @@ fn child(dir: &Path) {
     let deferred = std::env::var_os(DEFERRED_ENV).is_some();
     let mut opts = options(with_model);
     if deferred {
-        opts.embedding = memtree::Embedding::Deferred;
+        opts.embedding = crate::Embedding::Deferred;
     }
     let mut mem = Memory::open_with(dir, opts).expect("child open");
     let mut out = std::io::stdout().lock();
@@ -190,10 +188,10 @@ struct ChildRun {
 }
 
 fn run_child(dir: &Path, crash_at: Option<&str>, extra: &[(&str, &str)]) -> ChildRun {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.env(CHILD_ENV, dir).env_remove(memtree::internals::CRASH_ENV).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut cmd = self_child(SELF);
+    cmd.env(CHILD_ENV, dir).env_remove(CRASH_ENV).stdout(Stdio::piped()).stderr(Stdio::piped());
     if let Some(p) = crash_at {
-        cmd.env(memtree::internals::CRASH_ENV, p);
+        cmd.env(CRASH_ENV, p);
     }
     for (k, v) in extra {
         cmd.env(k, v);
@@ -282,7 +280,7 @@ fn verify(dir: &Path, acked: usize, refs: &[Vec<String>], what: &str) -> Result<
              against the state after the step in flight it has {extra:?} and lacks {lacking:?}"
         ));
     };
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| common::check_invariants(&mem, &config())))
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::tests::common::check_invariants(&mem, &config())))
         .map_err(|_| format!("{what}: invariants broken after reopen"))?;
     let missing = mem.as_reader().store().nodes_missing_vectors(MODEL).map_err(|e| e.to_string())?;
     if !missing.is_empty() {
@@ -304,7 +302,7 @@ fn parent() -> Report {
     let refs = reference_states();
     let mut report = Report { runs: 0, repair_runs: 0, failures: Vec::new() };
     let repairs = ["rebuild_index", "open_embed"];
-    for point in memtree::internals::POINTS.iter().filter(|p| !repairs.contains(p)) {
+    for point in POINTS.iter().filter(|p| !repairs.contains(p)) {
         let mut reached = 0;
         for nth in 1.. {
             let dir = tempfile::tempdir().unwrap();

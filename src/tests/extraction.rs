@@ -2,9 +2,10 @@
 //! list in `tests/data/demo-entities.json` (precision, recall, kinds), and the cases issue
 //! #15 names (sentence-initial names, accent-free queries, no glued `misc:` junk).
 
-use crate::common::Fixture;
-use memtree::internals::{EntityReads, analyse_query};
-use memtree::{Config, Format, Memory};
+use crate::retrieval::walk::analyse_query;
+use crate::store::EntityReads;
+use crate::tests::common::Fixture;
+use crate::{Config, Format, Memory};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -39,7 +40,7 @@ struct Score {
 
 fn score(extracted: &[String]) -> Score {
     let labels: Value =
-        serde_json::from_str(include_str!("../data/demo-entities.json")).expect("the label file is JSON");
+        serde_json::from_str(include_str!("../../tests/data/demo-entities.json")).expect("the label file is JSON");
     let entities = labels["entities"].as_array().expect("entities");
     let mut by_name: HashMap<&str, &str> = HashMap::new();
     for e in entities {
@@ -125,7 +126,12 @@ fn queries_find_people_by_first_name_without_accents() {
         assert!(ask(&mem, q).iter().any(|e| e == want), "{q}: {:?}", ask(&mem, q));
     }
     // A sentence-initial name followed by what people do is a person, and known from then on.
-    mem.ingest(vec![crate::common::chat("slack:#eng", "Lena Fischer", crate::common::T0, "Bob owns the rollout now.")])
-        .unwrap();
+    mem.ingest(vec![crate::tests::common::chat(
+        "slack:#eng",
+        "Lena Fischer",
+        crate::tests::common::T0,
+        "Bob owns the rollout now.",
+    )])
+    .unwrap();
     assert!(ask(&mem, "what does bob own?").iter().any(|e| e == "person:bob"), "{:?}", ask(&mem, "what does bob own?"));
 }

@@ -4,9 +4,9 @@
 //! `embed_pending` finishes either; a failed run is reported, and the next nudge retries.
 //! Every wait is on a signal (the worker's own, or a gate the test holds), never a sleep.
 
-use crate::common::{Fixture, T0, chat};
-use crate::concurrency::dense_fingerprint;
-use memtree::{
+use crate::tests::common::{Fixture, T0, chat};
+use crate::tests::concurrency::dense_fingerprint;
+use crate::{
     BackgroundEmbedder, Config, Document, EmbedEvent, EmbedHook, Embedder, Embedding, HashEmbedder, McpServer, Memory,
     MemoryReader, OpenOptions, Scope, ToolOutcome,
 };
@@ -39,7 +39,7 @@ impl Embedder for Gated {
     fn dim(&self) -> usize {
         self.inner.dim()
     }
-    fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
+    fn embed(&self, texts: &[&str]) -> crate::Result<Vec<Vec<f32>>> {
         if let Some((started, release)) = self.gate.lock().unwrap().take() {
             started.send(()).unwrap();
             release.recv().unwrap();
@@ -120,7 +120,7 @@ fn an_ingest_document_call_returns_before_its_vectors_and_the_worker_makes_what_
     // The server's own store caught up on the worker's vectors: its walk is the inline one's.
     let walk = json!({"mode": "walk", "query": "osprey survey estuary"});
     let got = ok(server.call("memory_tree", walk.as_object().cloned()));
-    let inline_walk = memtree::tool::call_read_json(a.as_reader(), &walk.to_string(), &Scope::all()).unwrap();
+    let inline_walk = crate::tool::call_read_json(a.as_reader(), &walk.to_string(), &Scope::all()).unwrap();
     assert_eq!(got, inline_walk);
 }
 
@@ -214,9 +214,9 @@ impl Embedder for Flaky {
     fn dim(&self) -> usize {
         self.inner.dim()
     }
-    fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
+    fn embed(&self, texts: &[&str]) -> crate::Result<Vec<Vec<f32>>> {
         if self.fails.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() {
-            return Err(memtree::Error::model("the test model is down"));
+            return Err(crate::Error::model("the test model is down"));
         }
         self.inner.embed(texts)
     }
@@ -238,7 +238,7 @@ fn a_failed_run_is_kept_and_reported_and_the_next_nudge_retries() {
         BackgroundEmbedder::start(fx.dir.path(), OpenOptions { embedder: Some(emb), ..fx.options() }, Some(hook))
             .unwrap();
     let err = worker.wait_idle().expect_err("the first run fails");
-    assert!(matches!(err, memtree::Error::Model { .. }), "{err}");
+    assert!(matches!(err, crate::Error::Model { .. }), "{err}");
     assert_eq!(*failures.lock().unwrap(), vec!["embedding model: the test model is down".to_string()]);
     assert_eq!(pending(&fx), total);
     // Taken by the wait: the status is clean again, and the next nudge does the work.

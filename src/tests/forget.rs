@@ -2,9 +2,9 @@
 //! leaf are re-sealed without it, the invariants hold, and a planted token is found nowhere
 //! afterwards: no SQLite text column, no index term, no summary, no file under the store.
 
-use crate::common::*;
-use memtree::internals::{EntityReads, NodeReads};
-use memtree::{Config, Forget, Memory, SourceId, TreeId};
+use crate::store::{EntityReads, NodeReads};
+use crate::tests::common::*;
+use crate::{Config, Forget, Memory, SourceId, TreeId};
 use std::path::Path;
 
 const TOKEN: &str = "zqxjvortex42";
@@ -47,7 +47,7 @@ fn leaf_with(mem: &Memory, needle: &str) -> Option<String> {
 
 /// Every text value of every SQLite table that contains `needle` (as `table.column`).
 fn sqlite_hits(store_dir: &Path, needle: &str) -> Vec<String> {
-    let conn = rusqlite::Connection::open(store_dir.join(memtree::internals::DB_FILE)).unwrap();
+    let conn = rusqlite::Connection::open(store_dir.join(crate::store::DB_FILE)).unwrap();
     let tables: Vec<String> = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
         .unwrap()
@@ -186,11 +186,11 @@ fn a_range_and_a_source_are_forgotten_with_everything_derived() {
     assert!(mem.as_reader().has_source("slack:#eng").unwrap());
     // Unknown ids are errors, not silent no-ops.
     let e = mem.forget(&Forget::Source("slack:#nope".into())).unwrap_err();
-    assert!(matches!(e, memtree::Error::SourceNotFound { .. }), "{e}");
+    assert!(matches!(e, crate::Error::SourceNotFound { .. }), "{e}");
     let e = mem.forget(&Forget::Leaf("L00000000000000000000000000000000".into())).unwrap_err();
-    assert!(matches!(e, memtree::Error::NodeNotFound { .. }), "{e}");
+    assert!(matches!(e, crate::Error::NodeNotFound { .. }), "{e}");
     let e = mem.forget(&Forget::Leaf("not an id".into())).unwrap_err();
-    assert!(matches!(e, memtree::Error::NodeNotFound { .. }), "{e}");
+    assert!(matches!(e, crate::Error::NodeNotFound { .. }), "{e}");
 }
 
 #[test]

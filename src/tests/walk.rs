@@ -2,10 +2,10 @@
 //! occurrence-ranked global; a related pair → local intersection; hop tightening; defaults
 //! and caps; time expressions; determinism.
 
-use crate::common::*;
-use memtree::tool::call_json;
-use memtree::{Config, Memory};
-use memtree::{Scope, WalkArgs, WalkParams, walk};
+use crate::tests::common::*;
+use crate::tool::call_json;
+use crate::{Config, Memory};
+use crate::{Scope, WalkArgs, WalkParams, walk};
 use serde_json::{Value, json};
 
 fn store() -> (Fixture, Memory) {
@@ -166,9 +166,9 @@ fn assistant_store() -> (Fixture, Memory) {
         T0 + MIN,
         "Great: with the budget tracker sprint ending March 15, I recommend finishing the sprint backlog first.",
     );
-    if let (memtree::Item::Chat(u), memtree::Item::Chat(r)) = (&mut user, &mut reply) {
-        u.role = memtree::Role::Person;
-        r.role = memtree::Role::Assistant;
+    if let (crate::Item::Chat(u), crate::Item::Chat(r)) = (&mut user, &mut reply) {
+        u.role = crate::Role::Person;
+        r.role = crate::Role::Assistant;
     }
     mem.ingest([user, reply]).unwrap();
     mem.flush().unwrap();
@@ -225,9 +225,9 @@ fn history_store() -> (Fixture, Memory) {
     for (d, (user, reply)) in days.iter().enumerate() {
         let at = T0 + d as i64 * 24 * HOUR;
         let (mut u, mut r) = (chat("app:a", "User", at, user), chat("app:a", "Assistant", at + MIN, reply));
-        if let (memtree::Item::Chat(u), memtree::Item::Chat(r)) = (&mut u, &mut r) {
-            u.role = memtree::Role::Person;
-            r.role = memtree::Role::Assistant;
+        if let (crate::Item::Chat(u), crate::Item::Chat(r)) = (&mut u, &mut r) {
+            u.role = crate::Role::Person;
+            r.role = crate::Role::Assistant;
         }
         items.extend([u, r]);
     }
@@ -354,11 +354,9 @@ fn a_note_without_its_vector_yet_is_ranked_by_its_words() {
         w(&mut mem, call);
     }
     drop(mem);
-    let mut deferred = Memory::open_with(
-        fx.dir.path(),
-        memtree::OpenOptions { embedding: memtree::Embedding::Deferred, ..fx.options() },
-    )
-    .unwrap();
+    let mut deferred =
+        Memory::open_with(fx.dir.path(), crate::OpenOptions { embedding: crate::Embedding::Deferred, ..fx.options() })
+            .unwrap();
     let call = json!({"mode": "ingest_document", "source_id": "doc:kiln.md", "title": "Kiln",
         "body": "The pottery kiln firing schedule: bisque on Monday, glaze on Thursday."});
     w(&mut deferred, call);
@@ -376,7 +374,7 @@ fn a_note_without_its_vector_yet_is_ranked_by_its_words() {
 /// and a node without entities or topics is simply absent.
 #[test]
 fn batched_hit_reads_agree_with_single_reads() {
-    use memtree::internals::{BatchReads, EntityReads, NodeReads, TopicReads};
+    use crate::store::{BatchReads, EntityReads, NodeReads, TopicReads};
     let (_fx, mem) = store();
     let store = mem.as_reader().store();
     let mut rows = Vec::new();
@@ -408,7 +406,8 @@ fn batched_hit_reads_agree_with_single_reads() {
 /// the index's own filter, for the gate, a source and a window.
 #[test]
 fn the_row_filter_agrees_with_the_index_filter() {
-    use memtree::internals::{NodeReads, SearchFilter};
+    use crate::index::SearchFilter;
+    use crate::store::NodeReads;
     use std::collections::BTreeSet;
     let (_fx, mem) = store();
     let reader = mem.as_reader();

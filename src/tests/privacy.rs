@@ -2,10 +2,10 @@
 //! never returned, never counted in `total`, and never reachable through a node id taken
 //! from an unrestricted call.
 
-use crate::common::*;
-use memtree::Scope;
-use memtree::tool::call_json;
-use memtree::{Config, Document, Memory};
+use crate::Scope;
+use crate::tests::common::*;
+use crate::tool::call_json;
+use crate::{Config, Document, Memory};
 use serde_json::{Value, json};
 
 const SECRET: &str = "Quetzal";

@@ -1,19 +1,19 @@
 //! The write path: sealing rules, the cascade, replace, reopen and repair, and a
 //! property test of random ingest sequences against an in-memory model.
 
-use crate::common::*;
-use memtree::internals::SearchFilter;
-use memtree::{Config, Document, Memory, Scope, SourceId, TreeId};
-use memtree::{internals::EntityReads, internals::NodeReads};
+use crate::index::SearchFilter;
+use crate::store::{EntityReads, NodeReads};
+use crate::tests::common::*;
+use crate::{Config, Document, Memory, Scope, SourceId, TreeId};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-fn leaves_of(mem: &Memory, source: &str) -> Vec<memtree::internals::NodeRow> {
+fn leaves_of(mem: &Memory, source: &str) -> Vec<crate::store::NodeRow> {
     let tree = TreeId::for_source(&SourceId::from(source));
     mem.as_reader().store().tree_nodes(&tree).unwrap().into_iter().filter(|n| n.level == 0).collect()
 }
 
-fn summaries_of(mem: &Memory, source: &str, level: u32) -> Vec<memtree::internals::NodeRow> {
+fn summaries_of(mem: &Memory, source: &str, level: u32) -> Vec<crate::store::NodeRow> {
     let tree = TreeId::for_source(&SourceId::from(source));
     mem.as_reader().store().tree_nodes(&tree).unwrap().into_iter().filter(|n| n.level == level).collect()
 }
@@ -184,7 +184,7 @@ fn two_writer_handles_take_turns_and_lose_nothing() {
     assert_eq!(summary[0].child_ids.len(), 3, "one summary over both handles' leaves");
     // The index reflects both: a walk through either handle finds the other's words.
     let hits = |m: &Memory| {
-        let out = memtree::tool::call_read_json(m.as_reader(), r#"{"mode":"walk","query":"heron van"}"#, &Scope::all())
+        let out = crate::tool::call_read_json(m.as_reader(), r#"{"mode":"walk","query":"heron van"}"#, &Scope::all())
             .unwrap();
         out["hits"].as_array().unwrap().iter().filter(|h| h["node_kind"] == "leaf").count()
     };
@@ -210,7 +210,7 @@ fn structured_fields_become_entities_and_text_names_match_known_ones() {
     mem.ingest(vec![
         chat("slack:#eng", "Caroline", T0, "I went to the support group"),
         chat("slack:#eng", "Melanie", T0 + MIN, "Caroline, that's brave! Ping @mel_b or #lgbtq"),
-        memtree::Item::Email(memtree::EmailMessage {
+        crate::Item::Email(crate::EmailMessage {
             source_id: "gmail:t1".into(),
             message_id: Some("<m1@x>".into()),
             from: "Alice Smith <alice@example.com>".into(),
@@ -333,7 +333,7 @@ proptest! {
                     let src = if *source < 3 { format!("slack:#c{source}") } else { format!("doc:d{}.md", source - 3) };
                     let leaves = leaves_of(m, &src);
                     if let Some(leaf) = leaves.get(pick % leaves.len().max(1)) {
-                        let r = m.forget(&memtree::Forget::Leaf(leaf.node_id.clone())).unwrap();
+                        let r = m.forget(&crate::Forget::Leaf(leaf.node_id.clone())).unwrap();
                         prop_assert_eq!(r.leaves.len(), 1);
                         model.get_mut(&src).unwrap().remove(&leaf.content);
                     }
@@ -449,9 +449,9 @@ fn a_corrupt_database_is_a_clear_error_not_silent_loss() {
         let mut mem = fx.open();
         mem.ingest(vec![chat("slack:#eng", "Alice", T0, "hello")]).unwrap();
     }
-    let db = fx.dir.path().join(memtree::internals::DB_FILE);
-    let _ = std::fs::remove_file(fx.dir.path().join(format!("{}-wal", memtree::internals::DB_FILE)));
-    let _ = std::fs::remove_file(fx.dir.path().join(format!("{}-shm", memtree::internals::DB_FILE)));
+    let db = fx.dir.path().join(crate::store::DB_FILE);
+    let _ = std::fs::remove_file(fx.dir.path().join(format!("{}-wal", crate::store::DB_FILE)));
+    let _ = std::fs::remove_file(fx.dir.path().join(format!("{}-shm", crate::store::DB_FILE)));
     std::fs::write(&db, vec![0x5au8; 8192]).unwrap();
     let err = Memory::open_with(fx.dir.path(), fx.options()).err().expect("a garbage database must not open");
     // The message says where (the store), the chain why (SQLite's own words, once).
@@ -468,14 +468,14 @@ fn a_store_from_a_newer_memtree_is_refused_by_writers_and_readers() {
         let mut mem = fx.open();
         mem.ingest(vec![chat("slack:#eng", "Alice", T0, "hello")]).unwrap();
     }
-    let db = fx.dir.path().join(memtree::internals::DB_FILE);
+    let db = fx.dir.path().join(crate::store::DB_FILE);
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.pragma_update(None, "user_version", 99).unwrap();
     }
     for err in [
         Memory::open_with(fx.dir.path(), fx.options()).err().expect("a newer store must not open for writing"),
-        memtree::MemoryReader::open(fx.dir.path(), fx.options()).expect_err("nor for reading"),
+        crate::MemoryReader::open(fx.dir.path(), fx.options()).expect_err("nor for reading"),
     ] {
         let msg = err.to_string();
         assert!(msg.contains("schema version 99"), "{msg}");
@@ -489,7 +489,7 @@ fn a_store_from_a_newer_memtree_is_refused_by_writers_and_readers() {
 #[test]
 fn a_store_of_schema_2_migrates_and_keeps_every_entity_mention_and_edge() {
     let fx = Fixture::new(Config::default());
-    let db = fx.dir.path().join(memtree::internals::DB_FILE);
+    let db = fx.dir.path().join(crate::store::DB_FILE);
     {
         // A store as schema 2 wrote it: text-keyed node_entities and edges, nodes_parent.
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -520,17 +520,17 @@ fn a_store_of_schema_2_migrates_and_keeps_every_entity_mention_and_edge() {
         .collect();
     assert_eq!(ents, vec![("person:bob".into(), 2, 6), ("person:carol".into(), 1, 6), ("person:zoe".into(), 1, 5)]);
     let on = |id: &str| -> Vec<String> {
-        store.node_entities(&memtree::NodeId::from(id)).unwrap().into_iter().map(|e| e.0).collect()
+        store.node_entities(&crate::NodeId::from(id)).unwrap().into_iter().map(|e| e.0).collect()
     };
     assert_eq!(on("L01"), ["person:bob", "person:zoe"]);
     assert_eq!(on("L02"), ["person:bob", "person:carol"]);
-    let bob = memtree::EntityId::from("person:bob");
+    let bob = crate::EntityId::from("person:bob");
     let edges: Vec<(String, u64)> =
         store.co_occurring(&bob, 10).unwrap().into_iter().map(|e| (e.object.0, e.weight)).collect();
     assert_eq!(edges, vec![("person:carol".to_string(), 1), ("person:zoe".to_string(), 1)]);
     // The migrated store is written to as any other: a new leaf adds to the same rows.
     mem.ingest(vec![chat("slack:#eng", "Alice", T0, "Carol and Zoe")]).unwrap();
     let store = mem.as_reader().store();
-    let carol = memtree::EntityId::from("person:carol");
+    let carol = crate::EntityId::from("person:carol");
     assert!(store.co_occurring(&carol, 10).unwrap().iter().any(|e| e.object.0 == "person:zoe"));
 }
