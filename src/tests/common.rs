@@ -206,6 +206,8 @@ pub fn check_invariants(mem: &Memory, cfg: &Config) {
 /// a kill point or read its peak memory apart from the other tests'.
 pub fn self_child(name: &str) -> std::process::Command {
     let mut cmd = std::process::Command::new(std::env::current_exe().expect("this test binary"));
-    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"]);
+    // `--quiet`: libtest then prints no `test <name> ... ` ahead of the test's own first line
+    // (a child's output is read line by line).
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1", "--quiet"]);
     cmd
 }
