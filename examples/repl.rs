@@ -20,6 +20,8 @@ use memtree::Scope;
 use memtree::tool::{self, FieldSpec, MODE_NAMES, RECALL_OPS, RecallRequest, Request};
 use memtree::{BackgroundEmbedder, Clock, Embedding, Memory, OpenOptions, SystemClock};
 use memtree::{Format, Parsed};
+use render::table::{self, Column, Table};
+use render::time;
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
@@ -32,10 +34,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Instant;
-use table::{Column, Table};
 
-#[path = "repl/table.rs"]
-mod table;
+// Shared with the `memtree` binary: the tables and the times both programs print.
+#[path = "../src/bin/memtree/render/mod.rs"]
+mod render;
 
 #[derive(Parser)]
 #[command(name = "repl", about = "Ask a memtree store questions (plain lines go to `walk`; :help for more)")]
@@ -66,16 +68,8 @@ struct Args {
     width: Option<u16>,
     /// The engine's "now" (YYYY-MM-DD, the end of that day UTC, or an RFC 3339 time), as
     /// the CLI's `--now`: relative questions and the demo's dates follow it (`:now` too).
-    #[arg(long, value_name = "DATE", value_parser = now_parser)]
+    #[arg(long, value_name = "DATE", value_parser = time::now_arg)]
     now: Option<i64>,
-}
-
-/// `--now`: the library's reading, its reason as clap's usage error.
-fn now_parser(s: &str) -> std::result::Result<i64, String> {
-    memtree::parse_now(s).map_err(|e| match e {
-        memtree::Error::InvalidArgument { reason, .. } => reason,
-        e => e.to_string(),
-    })
 }
 
 /// The session's clock: the system's, or a fixed "now" set by `--now` or `:now DATE`. The
@@ -252,9 +246,10 @@ impl Repl {
                 match rest {
                     "" => {}
                     "system" => self.clock.set(None),
-                    date => self.clock.set(Some(memtree::parse_now(date)?)),
+                    date => self.clock.set(Some(time::now_arg(date).map_err(|r| anyhow!("now: {r}"))?)),
                 }
-                let now = rfc3339(self.clock.now_ms());
+                let ms = self.clock.now_ms();
+                let now = time::rfc3339(ms, chrono::SecondsFormat::Secs).unwrap_or_else(|| ms.to_string());
                 match self.clock.fixed() {
                     Some(_) => println!("now is {now} (fixed; `:now system` for the wall clock)"),
                     None => println!("now is {now} (the system clock)"),
@@ -657,13 +652,6 @@ fn fact_table(list: &[Value], width: usize) -> String {
     Table { columns, text: 3, rows }.render(width)
 }
 
-/// An epoch-ms time as RFC 3339 UTC, to the second.
-fn rfc3339(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-        .unwrap_or_else(|| ms.to_string())
-}
-
 fn format_score(s: f64) -> String {
     if s.fract() == 0.0 && s.abs() < 1e6 { format!("{s:.0}") } else { format!("{s:.3}") }
 }
@@ -804,22 +792,15 @@ fn key_values(mode: &str, s: &str) -> Result<Map<String, Value>> {
     Ok(out)
 }
 
-/// `2023-05-01..2023-05-08` (whole days, inclusive, UTC), a single day, or RFC 3339 instants.
+/// `2023-05-01..2023-05-08` (whole days, inclusive, UTC), a single day, or RFC 3339 instants
+/// (or epoch ms: the CLI's `--since`/`--until` bounds).
 fn parse_window(s: &str) -> Result<(i64, i64)> {
     let usage = || anyhow!("usage: :window FROM..TO, e.g. 2023-05-01..2023-05-08 (dates or RFC 3339 times)");
     let (a, b) = s.split_once("..").unwrap_or((s, s));
-    let point = |t: &str, end: bool| -> Result<i64> {
-        let t = t.trim();
-        if let Ok(d) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-            let day = d.and_hms_opt(0, 0, 0).ok_or_else(usage)?.and_utc().timestamp_millis();
-            return Ok(if end { day + 86_400_000 - 1 } else { day });
-        }
-        chrono::DateTime::parse_from_rfc3339(t).map(|d| d.timestamp_millis()).map_err(|_| usage())
-    };
     if a.trim().is_empty() || b.trim().is_empty() {
         return Err(usage());
     }
-    Ok((point(a, false)?, point(b, true)?))
+    Ok((time::bound(a, false).map_err(|_| usage())?, time::bound(b, true).map_err(|_| usage())?))
 }
 
 // ---- loading data -------------------------------------------------------------------------

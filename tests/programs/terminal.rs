@@ -2,8 +2,9 @@
 //! into it, and the screen is read back with `capture-pane`. The hit table must fit the
 //! width (no line longer, no row wrapped: wrapped lines are joined back by `-J`), give one
 //! line to each hit, and show the text at some length; `:help`, `:sources` and `:entities`
-//! fit too. Also the table renderer itself (`examples/repl/table.rs`), on cells a pipe test
-//! would not meet: wide characters, emoji, control characters, widths from 10 to 300.
+//! fit too. Also the table renderer itself (`src/bin/memtree/render/table.rs`), on cells a
+//! pipe test would not meet: wide characters, emoji, control characters, widths from 10 to
+//! 300.
 //!
 //! Without tmux the terminal tests say so on stderr and pass, unless
 //! `MEMTREE_REQUIRE_TMUX` is set (`.ci/run` sets it, after installing tmux), which makes
@@ -11,9 +12,10 @@
 
 use crate::support;
 
-// The example's own renderer, compiled into this test; the REPL uses the rest of it.
+// The REPL's table renderer (shared with the CLI's rendering), compiled into this test; the
+// REPL uses the rest of it.
 #[allow(dead_code)]
-#[path = "../../examples/repl/table.rs"]
+#[path = "../../src/bin/memtree/render/table.rs"]
 mod table;
 
 use console::measure_text_width;
