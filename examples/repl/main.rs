@@ -282,17 +282,17 @@ impl Repl {
         if write {
             self.nudge();
         }
-        self.show(call["mode"].as_str().unwrap_or("?"), &out, t)
+        self.show(call["mode"].as_str().unwrap_or("?"), &call, &out, t)
     }
 
     fn run_recall(&mut self, call: Value) -> Result<()> {
         let t = Instant::now();
         let out = tool::memory_recall(&mut self.mem, RecallRequest::from_json(&call)?)?;
-        self.show("memory_recall", &out, t)
+        self.show("memory_recall", &call, &out, t)
     }
 
-    /// A response and its latency (since `t`); its nodes become the rows `#` names.
-    fn show(&mut self, mode: &str, out: &Value, t: Instant) -> Result<()> {
+    /// A response to `call` and its latency (since `t`); its nodes become the rows `#` names.
+    fn show(&mut self, mode: &str, call: &Value, out: &Value, t: Instant) -> Result<()> {
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         if let Some(ids) = response::node_ids(out) {
             self.last_ids = ids;
@@ -301,7 +301,7 @@ impl Repl {
             println!("{}\n({mode}, {ms:.1} ms)", serde_json::to_string_pretty(out)?);
             return Ok(());
         }
-        let (text, summary) = response::show(mode, out, self.width());
+        let (text, summary) = response::show(mode, call, out, self.width());
         if !text.is_empty() {
             println!("{text}");
         }

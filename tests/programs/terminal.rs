@@ -194,7 +194,7 @@ fn at_80_columns_the_text_keeps_its_width_and_columns_give_way() {
     assert_eq!(cols.first(), Some(&"#"), "{header}");
     assert_eq!(cols.last(), Some(&"text"), "{header}");
     assert!(!cols.contains(&"id"), "the id is the first column to go on a narrow terminal: {header}");
-    assert!(cols.contains(&"scope"), "the source stays at 80 columns: {header}");
+    assert!(cols.contains(&"time"), "the time stays at 80 columns, ahead of the scope: {header}");
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! The cells of the REPL's tables and lines: the time column, scores and byte sizes. Times
-//! are UTC, as the engine stores them.
+//! The cells of the REPL's tables and lines: the time column, a searched window, scores and
+//! byte sizes. Times are UTC, as the engine stores them.
 
 use serde_json::Value;
 
@@ -19,6 +19,18 @@ pub fn span(start: &Value, end: &Value) -> String {
         (Some(a), _) => a.format("%Y-%m-%d %H:%M").to_string(),
         _ => String::new(),
     }
+}
+
+/// A window searched, as `:window` takes one: whole days as dates (`2024-03-04..2024-03-10`,
+/// one day alone), a bound inside a day to the minute.
+pub fn window(since_ms: i64, until_ms: i64) -> String {
+    const DAY: i64 = 86_400_000;
+    let at = |ms: i64, day: bool| {
+        let t = chrono::DateTime::from_timestamp_millis(ms);
+        t.map_or_else(|| ms.to_string(), |t| t.format(if day { "%Y-%m-%d" } else { "%Y-%m-%d %H:%M" }).to_string())
+    };
+    let (from, to) = (at(since_ms, since_ms.rem_euclid(DAY) == 0), at(until_ms, until_ms.rem_euclid(DAY) == DAY - 1));
+    if from == to { from } else { format!("{from}..{to}") }
 }
 
 /// A whole score as an integer (cover_window's 1), else to three decimals.

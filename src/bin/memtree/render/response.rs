@@ -21,12 +21,13 @@ fn nodes(out: &Value) -> Option<&Vec<Value>> {
 }
 
 /// `out` as text (no trailing newline), and what came back in a few words (`10 of 24 hits`).
-pub fn show(mode: &str, out: &Value, width: usize) -> (String, String) {
+/// `call` is the request, whose window a `cover_window` without hits names.
+pub fn show(mode: &str, call: &Value, out: &Value, width: usize) -> (String, String) {
     let all = |a: &[Value], key: &str| a.iter().all(|e| e.get(key).is_some());
     match (out, nodes(out)) {
         (Value::Object(o), Some(h)) if o.contains_key("total") => {
             let total = o["total"].as_u64().unwrap_or(h.len() as u64);
-            let text = if h.is_empty() { no_hits(mode) } else { tables::hits(h, width) };
+            let text = if h.is_empty() { no_hits(mode, call, out) } else { tables::hits(h, width) };
             (text, format!("{} of {total} hits", h.len()))
         }
         (_, Some(h)) => (leaves(h), format!("{} leaves", h.len())),
@@ -41,12 +42,27 @@ pub fn show(mode: &str, out: &Value, width: usize) -> (String, String) {
     }
 }
 
-/// An empty answer, and why it may be.
-fn no_hits(mode: &str) -> String {
+/// An empty answer, and why it may be: a drill into a leaf, or nothing inside the window
+/// searched (named, so that a question read as another time than meant shows it).
+fn no_hits(mode: &str, call: &Value, out: &Value) -> String {
     if mode == "drill_down" {
         return "no hits (a leaf or an unknown id has no children; :leaves shows a leaf's text)".into();
     }
-    "no hits".into()
+    match searched(call, out) {
+        Some((since, until)) => format!("no hits in the window {}", cells::window(since, until)),
+        None => "no hits".into(),
+    }
+}
+
+/// The window a response was bounded by: walk's reading of the question
+/// (`explain.time_window`, RFC 3339), else the call's own `since_ms`/`until_ms`
+/// (`cover_window`).
+fn searched(call: &Value, out: &Value) -> Option<(i64, i64)> {
+    let ms = |v: &Value| Some(chrono::DateTime::parse_from_rfc3339(v.as_str()?).ok()?.timestamp_millis());
+    match out["explain"]["time_window"].as_array().map(Vec::as_slice) {
+        Some([since, until]) => Some((ms(since)?, ms(until)?)),
+        _ => Some((call["since_ms"].as_i64()?, call["until_ms"].as_i64()?)),
+    }
 }
 
 /// `fetch_leaves`: the full text is the point, under a line naming the leaf.

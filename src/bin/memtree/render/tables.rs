@@ -12,14 +12,16 @@ fn text(v: &Value) -> String {
 }
 
 /// Hits of `walk`, `cover_window`, `drill_down`, `query_source`: the rank and the text always
-/// stay; then the scope, the time, the score, the kind and the id, in that order.
+/// stay; then the time, the scope, the score, the kind and the id, in that order (at 80
+/// columns a hit is `#  time  text`: when it was says more than where, for a question asked
+/// in words, and the scope is a `:sources` away).
 pub fn hits(hits: &[Value], width: usize) -> String {
     let columns = vec![
         Column::new("#", 4, 0).right(),
         Column::new("id", 9, 6),
         Column::new("kind", 6, 5),
-        Column::new("scope", 24, 1),
-        Column::new("time", 17, 2),
+        Column::new("scope", 24, 2),
+        Column::new("time", 17, 1),
         Column::new("score", 6, 3).right(),
         Column::new("text", 0, 0),
     ];
