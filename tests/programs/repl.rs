@@ -207,3 +207,21 @@ fn the_demo_ends_last_week_and_last_week_bounds_the_answer() {
     // A second load would copy the chat under new ids: refused.
     assert!(s.err.contains("error: the demo corpus is already loaded"), "{}", s.err);
 }
+
+/// An answer without hits names the window it searched: `:window`'s own (whole days as dates,
+/// other bounds to the minute), or the time walk read in the question; a question without a
+/// time says only `no hits`.
+#[test]
+fn no_hits_names_the_window_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let script = ":window 1990-01-01..1990-01-02\n:window 2023-05-13T02:30:00Z..2023-05-13T03:00:00Z\n\
+                  what happened on 1990-01-01?\nxyzzyplugh\n";
+    let s = repl(&store, &["--demo", "--now", "2023-05-26"], script);
+    assert_eq!(s.code, Some(0), "{}", s.err);
+    let blocks: Vec<String> = (0..4).map(|n| result_block(&s.out, n)).collect();
+    assert!(blocks[0].starts_with("no hits in the window 1990-01-01..1990-01-02\n(cover_window: 0 of 0"), "{}", s.out);
+    assert!(blocks[1].starts_with("no hits in the window 2023-05-13 02:30..2023-05-13 03:00\n"), "{}", s.out);
+    assert!(blocks[2].starts_with("no hits in the window 1990-01-01\n(walk: 0 of 0"), "{}", s.out);
+    assert!(blocks[3].starts_with("no hits\n(walk: 0 of 0"), "{}", s.out);
+}

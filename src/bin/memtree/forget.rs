@@ -1,6 +1,7 @@
 //! `memtree forget`: the grain from the flags (one leaf, one source, a source's leaves in a
 //! time range) and the receipt printed as JSON.
 
+use crate::render::time::bound;
 use anyhow::{Result, bail};
 use memtree::Forget;
 
@@ -17,30 +18,11 @@ pub(crate) fn grain(
         (None, Some(s)) if since.is_none() && until.is_none() => Ok(Forget::Source(s.into())),
         (None, Some(s)) => Ok(Forget::Range {
             source: s.into(),
-            since_ms: since.map(|d| time(d, false)).transpose()?.unwrap_or(i64::MIN),
-            until_ms: until.map(|d| time(d, true)).transpose()?.unwrap_or(i64::MAX),
+            since_ms: since.map(|d| bound(d, false)).transpose()?.unwrap_or(i64::MIN),
+            until_ms: until.map(|d| bound(d, true)).transpose()?.unwrap_or(i64::MAX),
         }),
         (None, None) => bail!("say what to forget: --leaf ID, or --source ID [--since DATE] [--until DATE]"),
     }
-}
-
-/// A range bound: YYYY-MM-DD (the start of that day for `--since`, its end for `--until`,
-/// UTC), an RFC 3339 time, or epoch milliseconds.
-fn time(s: &str, end: bool) -> Result<i64> {
-    let s = s.trim();
-    if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        let t = if end { d.and_hms_milli_opt(23, 59, 59, 999) } else { d.and_hms_milli_opt(0, 0, 0, 0) };
-        if let Some(t) = t {
-            return Ok(t.and_utc().timestamp_millis());
-        }
-    }
-    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
-        return Ok(t.timestamp_millis());
-    }
-    if let Ok(ms) = s.parse::<i64>() {
-        return Ok(ms);
-    }
-    bail!("`{s}` is not a time: use YYYY-MM-DD, an RFC 3339 time (2023-05-26T12:00:00Z) or epoch milliseconds")
 }
 
 #[cfg(test)]

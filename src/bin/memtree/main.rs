@@ -9,12 +9,18 @@ mod output;
 mod progress;
 mod serve;
 
+/// The rendering the CLI shares with the REPL example (`render/mod.rs`): the CLI prints JSON,
+/// so it takes the times only; the tables are the REPL's.
+mod render {
+    pub(crate) mod time;
+}
+
 use anyhow::{Context, Result};
 use bench::BenchCmd;
 use clap::{Parser, Subcommand};
 use ingest::{format_parser, ingest, ingest_json};
 use memtree::{Format, ImportOptions, Memory, MemoryReader, Scope};
-use open::{default_store, json_arg, now_parser, open_options};
+use open::{default_store, json_arg, open_options};
 use output::{is_closed_pipe, print, sources_json};
 use progress::{Phase, Shown};
 use serve::{log_embedding, run_read_only};
@@ -50,7 +56,7 @@ struct Cli {
     /// The engine's "now" (YYYY-MM-DD, read as the end of that day UTC, or an RFC 3339
     /// time): "last week" in a question, and the times of a write, are then relative to it.
     /// For a historical store.
-    #[arg(long, global = true, value_name = "DATE", value_parser = now_parser)]
+    #[arg(long, global = true, value_name = "DATE", value_parser = render::time::now_arg)]
     now: Option<i64>,
     #[command(subcommand)]
     cmd: Cmd,

@@ -1,5 +1,5 @@
-//! Where the store is and how it is opened: the store directory, the model, `--now`, and the
-//! call read from the argument or stdin.
+//! Where the store is and how it is opened: the store directory, the model, the clock of
+//! `--now` (read by `render::time::now_arg`), and the call read from the argument or stdin.
 
 use crate::Cli;
 use anyhow::{Context, Result};
@@ -37,15 +37,6 @@ pub(crate) fn open_options(cli: &Cli) -> Result<OpenOptions> {
         opts.clock = std::sync::Arc::new(memtree::ManualClock::new(ms));
     }
     Ok(opts)
-}
-
-/// `--now`: the library's reading, its message as clap's usage error (exit 2).
-pub(crate) fn now_parser(s: &str) -> std::result::Result<i64, String> {
-    // clap names the flag already: the reason alone.
-    memtree::parse_now(s).map_err(|e| match e {
-        memtree::Error::InvalidArgument { reason, .. } => reason,
-        e => e.to_string(),
-    })
 }
 
 /// The JSON argument, or all of stdin when absent.

@@ -1,6 +1,7 @@
 //! What the command prints: JSON lines on stdout, and errors as one `: `-separated line.
 
 use crate::Cli;
+use crate::render::time::rfc3339;
 use anyhow::Result;
 use memtree::MemoryReader;
 use std::io::Write;
@@ -28,10 +29,7 @@ pub(crate) fn is_closed_pipe(e: &anyhow::Error) -> bool {
 /// `memtree sources`: each source with its title (`null` without one), its counts and its
 /// leaves' first and last time (RFC 3339 UTC; `null` for a source without leaves).
 pub(crate) fn sources_json(reader: &MemoryReader) -> Result<serde_json::Value> {
-    let time = |ms: Option<i64>| {
-        ms.and_then(chrono::DateTime::from_timestamp_millis)
-            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-    };
+    let time = |ms: Option<i64>| ms.and_then(|ms| rfc3339(ms, chrono::SecondsFormat::Millis));
     let rows: Vec<serde_json::Value> = reader
         .sources()?
         .into_iter()
