@@ -4,7 +4,9 @@
 //! node has a vector and the timing is the write path's own (the index, the record, the
 //! vector matrix and the gazetteer after the write), not the model's. `cargo bench --bench
 //! replace` prints the median, fastest and slowest replace; `-- --test` runs a 200-note smoke
-//! version.
+//! version. After the replaces it times one-leaf forgets (`Memory::forget(&Forget::Leaf)`, each
+//! of another note's leaf, as `memtree forget --leaf` does): the write, the index purge and the
+//! checkpoint that follow it.
 //!
 //! To compare two builds on the same store, build it once (`MEMTREE_BENCH_STORE=DIR`: created
 //! there when missing, else reused); each run replaces notes in a copy of it, so every run
@@ -14,14 +16,16 @@
 //! |---|---|---|
 //! | `MEMTREE_BENCH_NOTES` | `10000` (smoke: `200`) | notes in the store |
 //! | `MEMTREE_BENCH_REPLACES` | `21` (smoke: `3`) | replaces timed, each of another note |
+//! | `MEMTREE_BENCH_FORGETS` | `21` (smoke: `3`) | one-leaf forgets timed after them (`0`: none) |
 //! | `MEMTREE_BENCH_STORE` | a temporary directory | where the store is built, or reused from |
-//! | `MEMTREE_BENCH_JSON` | `bench-replace.json` in the target dir | the JSON report, `{"notes","replaces","median_ms","min_ms","max_ms","ms":[…]}` |
+//! | `MEMTREE_BENCH_JSON` | `bench-replace.json` in the target dir | the JSON report, `{"notes","replaces","median_ms","min_ms","max_ms","ms":[…],"forget":{"forgets","median_ms","min_ms","max_ms","ms":[…]}}` |
 
 mod bench_json;
 mod synth;
 
 use bench_json::number;
-use memtree::{Document, HashEmbedder, Memory, OpenOptions, SourceId};
+use memtree::internals::NodeReads;
+use memtree::{Document, Forget, HashEmbedder, Memory, OpenOptions, SourceId, TreeId};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -96,6 +100,34 @@ fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(default)
 }
 
+/// Median, fastest and slowest of `ms`.
+fn spread(ms: &[f64]) -> (f64, f64, f64) {
+    let mut sorted = ms.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    (sorted[sorted.len() / 2], sorted[0], sorted[sorted.len() - 1])
+}
+
+/// Forget one leaf of `n` distinct notes, picked by `r` among the first `stored`; the time of
+/// each `Memory::forget`, in ms.
+fn forget_leaves(mem: &mut Memory, stored: usize, n: usize, r: &mut Rng) -> Vec<f64> {
+    let mut gone = std::collections::HashSet::new();
+    let mut ms = Vec::with_capacity(n);
+    while ms.len() < n {
+        let i = r.below(stored);
+        if !gone.insert(i) {
+            continue;
+        }
+        let source = SourceId::from(format!("doc:notes/note-{i:05}.md").as_str());
+        let nodes = mem.as_reader().store().tree_nodes(&TreeId::for_source(&source)).expect("tree nodes");
+        let leaf = nodes.into_iter().find(|n| n.level == 0).expect("a leaf").node_id;
+        let t = Instant::now();
+        let receipt = mem.forget(&Forget::Leaf(leaf)).expect("forget");
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(receipt.leaves.len(), 1, "note {i}: one leaf forgotten");
+    }
+    ms
+}
+
 fn main() {
     let smoke = std::env::args().any(|a| a == "--test");
     let out = bench_json::out_path_or_exit("bench-replace.json", smoke);
@@ -124,14 +156,23 @@ fn main() {
         ms.push(t.elapsed().as_secs_f64() * 1e3);
         assert!(report.removed > 0, "note {i} was not replaced");
     }
-    let mut sorted = ms.clone();
-    sorted.sort_by(f64::total_cmp);
-    let (median, min, max) = (sorted[sorted.len() / 2], sorted[0], sorted[sorted.len() - 1]);
+    let (median, min, max) = spread(&ms);
     println!("| notes | replaces | median ms | min ms | max ms |");
     println!("|---:|---:|---:|---:|---:|");
     println!("| {stored} | {replaces} | {median:.2} | {min:.2} | {max:.2} |");
+    let forgets = env_usize("MEMTREE_BENCH_FORGETS", if smoke { 3 } else { 21 }).min(stored);
+    let forget = (forgets > 0).then(|| {
+        let fms = forget_leaves(&mut mem, stored, forgets, &mut r);
+        let (median, min, max) = spread(&fms);
+        println!();
+        println!("| notes | one-leaf forgets | median ms | min ms | max ms |");
+        println!("|---:|---:|---:|---:|---:|");
+        println!("| {stored} | {forgets} | {median:.2} | {min:.2} | {max:.2} |");
+        json!({"forgets": forgets, "median_ms": median, "min_ms": min, "max_ms": max, "ms": fms})
+    });
     let report = json!({
         "notes": stored, "replaces": replaces, "median_ms": median, "min_ms": min, "max_ms": max, "ms": ms,
+        "forget": forget,
     });
     let keys = ["notes", "replaces", "median_ms", "min_ms"].map(|k| format!("/{k}"));
     let shape = bench_json::Shape { check: check_report, keys: keys.to_vec() };
