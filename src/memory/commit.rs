@@ -78,7 +78,6 @@ impl Memory {
         if self.shared.registry.fingerprint() != self.gazetteer_fp {
             self.load_gazetteer()?;
         }
-        let revision = self.gazetteer.revision();
         let now = self.shared.now_ms();
         let due = self.due_buffers(now)?;
         // Under the lock nobody else commits: this write's generation is the next one. The
@@ -96,7 +95,6 @@ impl Memory {
                 summariser: shared.opts.summariser.as_ref(),
                 extractor: &shared.extractor,
                 gazetteer: &mut self.gazetteer,
-                registry: &shared.registry,
                 now_ms: now,
             };
             let mut batch = WriteBatch::new(&tx, ctx);
@@ -169,14 +167,10 @@ impl Memory {
         }
         crate::crash::point("after_index_commit");
         // Still under the lock, and the state was caught up before the write: after these
-        // updates it holds every stored vector, and the gazetteer this write read with. A
-        // replace or delete takes its rows out of the matrix (`remove` also drops a removed
-        // summary's session) instead of reloading every vector.
-        // A forget of single leaves (no tree dropped) re-extracted no gazetteer: rebuild it
-        // from the record, so that a forgotten name is not matched any more.
-        if written.dropped_trees.is_empty() && !written.dropped_nodes.is_empty() {
-            self.load_gazetteer()?;
-        }
+        // updates it holds every stored vector, and the gazetteer the write path holds now
+        // (the batch kept it equal to a reload from the store). A replace or delete takes its
+        // rows out of the matrix (`remove` also drops a removed summary's session) instead of
+        // reloading every vector.
         let mark = self.store.vector_mark()?;
         let mut derived = self.shared.derived_mut();
         derived.set_mark(mark);
@@ -193,13 +187,8 @@ impl Memory {
                 m.set_session(w.row.node_id.as_str(), w.row.child_ids.iter().map(NodeId::as_str));
             }
         }
-        // A drop rebuilt the write path's gazetteer from the transaction (`drop_source`), so
-        // its revision says nothing about the readers' copy: publish it.
-        if !written.dropped_trees.is_empty()
-            || !written.dropped_nodes.is_empty()
-            || self.gazetteer.revision() != revision
-        {
-            derived.set_gazetteer(self.gazetteer.clone());
+        if let Some(gazetteer) = self.gazetteer.unpublished() {
+            derived.set_gazetteer(gazetteer);
         }
         // The shared state now reflects this commit: this process's readers need not reload.
         derived.set_generation(g);
@@ -228,3 +217,6 @@ pub(super) fn embed_rows(tx: &Tx<'_>, emb: &dyn Embedder, rows: &[&NodeRow]) -> 
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;
