@@ -16,6 +16,7 @@
 //! |---|---|---|
 //! | `MEMTREE_BENCH_NOTES` | `10000` (smoke: `200`) | notes in the store |
 //! | `MEMTREE_BENCH_REPLACES` | `21` (smoke: `3`) | replaces timed, each of another note |
+//! | `MEMTREE_BENCH_NAMES` | `0` | names (entities) each note has that no other note does (a store with as many entities as notes, or more: what a replace or forget costs the gazetteer); a store built with one value is not one built with another |
 //! | `MEMTREE_BENCH_FORGETS` | `21` (smoke: `3`) | one-leaf forgets timed after them (`0`: none) |
 //! | `MEMTREE_BENCH_STORE` | a temporary directory | where the store is built, or reused from |
 //! | `MEMTREE_BENCH_JSON` | `bench-replace.json` in the target dir | the JSON report, `{"notes","replaces","median_ms","min_ms","max_ms","ms":[…],"forget":{"forgets","median_ms","min_ms","max_ms","ms":[…]}}` |
@@ -40,7 +41,8 @@ fn options() -> OpenOptions {
 }
 
 /// Note `i`: a title and three short paragraphs about people and topics, seeded by `i`, so
-/// that notes share names (the gazetteer and the entity rows a replace touches are shared).
+/// that notes share names (the gazetteer and the entity rows a replace touches are shared);
+/// then, with `MEMTREE_BENCH_NAMES`, lines with names of its own.
 fn note(i: usize, revision: usize) -> Document {
     let mut r = Rng::new(i as u64 * 7919 + 1);
     let mut body = String::new();
@@ -57,6 +59,10 @@ fn note(i: usize, revision: usize) -> Document {
             body.push_str(&format!("Revision {revision}: {} now owns {}.\n", r.pick(PEOPLE), r.pick(TOPICS)));
         }
     }
+    let own = env_usize("MEMTREE_BENCH_NAMES", 0);
+    for k in 0..own {
+        body.push_str(&format!("\nThe review went to {} yesterday.\n", own_name(i * own + k)));
+    }
     Document {
         source_id: SourceId::from(format!("doc:notes/note-{i:05}.md").as_str()),
         title: format!("Note {i}"),
@@ -65,6 +71,22 @@ fn note(i: usize, revision: usize) -> Document {
         source_ref: None,
         provider: Some("obsidian".into()),
     }
+}
+
+/// A name that no other `n` gives: two capitalised words of syllables spelling `n`.
+fn own_name(n: usize) -> String {
+    const SYLLABLES: [&str; 16] =
+        ["ka", "lo", "mi", "ren", "sa", "tu", "vel", "zo", "bri", "dan", "ev", "fin", "gor", "hal", "ix", "jun"];
+    let word = |mut n: usize| {
+        let mut w = String::new();
+        for _ in 0..3 {
+            w.push_str(SYLLABLES[n % 16]);
+            n /= 16;
+        }
+        let mut c = w.chars();
+        c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+    };
+    format!("{} {}", word(n), word(n / 4096 + 7 * (n % 4096) + 1))
 }
 
 fn build(dir: &Path, notes: usize) {
