@@ -4,7 +4,9 @@
 //! node has a vector and the timing is the write path's own (the index, the record, the
 //! vector matrix and the gazetteer after the write), not the model's. `cargo bench --bench
 //! replace` prints the median, fastest and slowest replace; `-- --test` runs a 200-note smoke
-//! version.
+//! version. After the replaces it times one-leaf forgets (`Memory::forget(&Forget::Leaf)`, each
+//! of another note's leaf, as `memtree forget --leaf` does): the write, the index purge and the
+//! checkpoint that follow it.
 //!
 //! To compare two builds on the same store, build it once (`MEMTREE_BENCH_STORE=DIR`: created
 //! there when missing, else reused); each run replaces notes in a copy of it, so every run
@@ -14,14 +16,17 @@
 //! |---|---|---|
 //! | `MEMTREE_BENCH_NOTES` | `10000` (smoke: `200`) | notes in the store |
 //! | `MEMTREE_BENCH_REPLACES` | `21` (smoke: `3`) | replaces timed, each of another note |
+//! | `MEMTREE_BENCH_NAMES` | `0` | names (entities) each note has that no other note does (a store with as many entities as notes, or more: what a replace or forget costs the gazetteer); a store built with one value is not one built with another |
+//! | `MEMTREE_BENCH_FORGETS` | `21` (smoke: `3`) | one-leaf forgets timed after them (`0`: none) |
 //! | `MEMTREE_BENCH_STORE` | a temporary directory | where the store is built, or reused from |
-//! | `MEMTREE_BENCH_JSON` | `bench-replace.json` in the target dir | the JSON report, `{"notes","replaces","median_ms","min_ms","max_ms","ms":[…]}` |
+//! | `MEMTREE_BENCH_JSON` | `bench-replace.json` in the target dir | the JSON report, `{"notes","replaces","median_ms","min_ms","max_ms","ms":[…],"forget":{"forgets","median_ms","min_ms","max_ms","ms":[…]}}` |
 
 mod bench_json;
 mod synth;
 
 use bench_json::number;
-use memtree::{Document, HashEmbedder, Memory, OpenOptions, SourceId};
+use memtree::internals::NodeReads;
+use memtree::{Document, Forget, HashEmbedder, Memory, OpenOptions, SourceId, TreeId};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -36,7 +41,8 @@ fn options() -> OpenOptions {
 }
 
 /// Note `i`: a title and three short paragraphs about people and topics, seeded by `i`, so
-/// that notes share names (the gazetteer and the entity rows a replace touches are shared).
+/// that notes share names (the gazetteer and the entity rows a replace touches are shared);
+/// then, with `MEMTREE_BENCH_NAMES`, lines with names of its own.
 fn note(i: usize, revision: usize) -> Document {
     let mut r = Rng::new(i as u64 * 7919 + 1);
     let mut body = String::new();
@@ -53,6 +59,10 @@ fn note(i: usize, revision: usize) -> Document {
             body.push_str(&format!("Revision {revision}: {} now owns {}.\n", r.pick(PEOPLE), r.pick(TOPICS)));
         }
     }
+    let own = env_usize("MEMTREE_BENCH_NAMES", 0);
+    for k in 0..own {
+        body.push_str(&format!("\nThe review went to {} yesterday.\n", own_name(i * own + k)));
+    }
     Document {
         source_id: SourceId::from(format!("doc:notes/note-{i:05}.md").as_str()),
         title: format!("Note {i}"),
@@ -61,6 +71,22 @@ fn note(i: usize, revision: usize) -> Document {
         source_ref: None,
         provider: Some("obsidian".into()),
     }
+}
+
+/// A name that no other `n` gives: two capitalised words of syllables spelling `n`.
+fn own_name(n: usize) -> String {
+    const SYLLABLES: [&str; 16] =
+        ["ka", "lo", "mi", "ren", "sa", "tu", "vel", "zo", "bri", "dan", "ev", "fin", "gor", "hal", "ix", "jun"];
+    let word = |mut n: usize| {
+        let mut w = String::new();
+        for _ in 0..3 {
+            w.push_str(SYLLABLES[n % 16]);
+            n /= 16;
+        }
+        let mut c = w.chars();
+        c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+    };
+    format!("{} {}", word(n), word(n / 4096 + 7 * (n % 4096) + 1))
 }
 
 fn build(dir: &Path, notes: usize) {
@@ -96,6 +122,34 @@ fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(default)
 }
 
+/// Median, fastest and slowest of `ms`.
+fn spread(ms: &[f64]) -> (f64, f64, f64) {
+    let mut sorted = ms.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    (sorted[sorted.len() / 2], sorted[0], sorted[sorted.len() - 1])
+}
+
+/// Forget one leaf of `n` distinct notes, picked by `r` among the first `stored`; the time of
+/// each `Memory::forget`, in ms.
+fn forget_leaves(mem: &mut Memory, stored: usize, n: usize, r: &mut Rng) -> Vec<f64> {
+    let mut gone = std::collections::HashSet::new();
+    let mut ms = Vec::with_capacity(n);
+    while ms.len() < n {
+        let i = r.below(stored);
+        if !gone.insert(i) {
+            continue;
+        }
+        let source = SourceId::from(format!("doc:notes/note-{i:05}.md").as_str());
+        let nodes = mem.as_reader().store().tree_nodes(&TreeId::for_source(&source)).expect("tree nodes");
+        let leaf = nodes.into_iter().find(|n| n.level == 0).expect("a leaf").node_id;
+        let t = Instant::now();
+        let receipt = mem.forget(&Forget::Leaf(leaf)).expect("forget");
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(receipt.leaves.len(), 1, "note {i}: one leaf forgotten");
+    }
+    ms
+}
+
 fn main() {
     let smoke = std::env::args().any(|a| a == "--test");
     let out = bench_json::out_path_or_exit("bench-replace.json", smoke);
@@ -124,14 +178,23 @@ fn main() {
         ms.push(t.elapsed().as_secs_f64() * 1e3);
         assert!(report.removed > 0, "note {i} was not replaced");
     }
-    let mut sorted = ms.clone();
-    sorted.sort_by(f64::total_cmp);
-    let (median, min, max) = (sorted[sorted.len() / 2], sorted[0], sorted[sorted.len() - 1]);
+    let (median, min, max) = spread(&ms);
     println!("| notes | replaces | median ms | min ms | max ms |");
     println!("|---:|---:|---:|---:|---:|");
     println!("| {stored} | {replaces} | {median:.2} | {min:.2} | {max:.2} |");
+    let forgets = env_usize("MEMTREE_BENCH_FORGETS", if smoke { 3 } else { 21 }).min(stored);
+    let forget = (forgets > 0).then(|| {
+        let fms = forget_leaves(&mut mem, stored, forgets, &mut r);
+        let (median, min, max) = spread(&fms);
+        println!();
+        println!("| notes | one-leaf forgets | median ms | min ms | max ms |");
+        println!("|---:|---:|---:|---:|---:|");
+        println!("| {stored} | {forgets} | {median:.2} | {min:.2} | {max:.2} |");
+        json!({"forgets": forgets, "median_ms": median, "min_ms": min, "max_ms": max, "ms": fms})
+    });
     let report = json!({
         "notes": stored, "replaces": replaces, "median_ms": median, "min_ms": min, "max_ms": max, "ms": ms,
+        "forget": forget,
     });
     let keys = ["notes", "replaces", "median_ms", "min_ms"].map(|k| format!("/{k}"));
     let shape = bench_json::Shape { check: check_report, keys: keys.to_vec() };

@@ -3,11 +3,11 @@
 //! its readers share one; a reader of another process's store loads its own.
 
 use crate::embed::{Embedder, VectorMatrix};
-use crate::entities::{Gazetteer, Registry};
+use crate::entities::{Gazetteer, Mention, Registry};
 use crate::error::Result;
 use crate::store::{BatchReads, EntityReads, ModelReads, NewVector, Store, VectorMark, VectorReads};
-use crate::types::NodeId;
-use std::collections::BTreeSet;
+use crate::types::{EntityId, EntityKind, NodeId};
+use std::collections::{BTreeSet, HashMap};
 
 /// The in-memory state derived from the store: the gazetteer of indexed surfaces and the
 /// node vectors. Shared by a writer and its readers; the writer updates it after each
@@ -105,17 +105,89 @@ impl Derived {
     }
 }
 
-/// The gazetteer of a store: registry names, then every entity's surface and the surface
-/// part of its id ("person:caroline" is findable as "caroline").
+/// The gazetteer of a store: registry names, then every entity's names ([`insert_entity`]).
 pub(crate) fn load_gazetteer(store: &impl EntityReads, registry: &Registry) -> Result<Gazetteer> {
     let mut g = alias_gazetteer(registry);
     for e in store.all_entities()? {
-        g.insert(e.kind, &e.surface, &e.entity_id);
-        if let Some((_, s)) = e.entity_id.as_str().split_once(':') {
-            g.insert(e.kind, s, &e.entity_id);
-        }
+        insert_entity(&mut g, e.kind, &e.surface, &e.entity_id);
     }
     Ok(g)
+}
+
+/// What an entity row gives the gazetteer: the surface it keeps (the first one seen) and the
+/// surface part of its id ("person:caroline" is findable as "caroline").
+fn insert_entity(g: &mut Gazetteer, kind: EntityKind, surface: &str, id: &EntityId) {
+    g.insert(kind, surface, id);
+    if let Some((_, s)) = id.as_str().split_once(':') {
+        g.insert(kind, s, id);
+    }
+}
+
+/// The write path's gazetteer: after every change of the record it equals what
+/// [`load_gazetteer`] would read from the store (`memory::commit`'s tests check exactly that),
+/// without reading the store again. A new entity row adds its names ([`insert_entity`]) and a
+/// deleted one takes them away, except those the registry gives; rows never change their kind
+/// or surface (`Tx::attach_entities` keeps the first one seen), so nothing else moves. A
+/// replace or a forget thus costs the gazetteer its own entities, not a reload of every one.
+pub(crate) struct WriteGazetteer {
+    names: Gazetteer,
+    /// The registry's names alone ([`alias_gazetteer`]): no row's removal takes them away.
+    aliases: Gazetteer,
+    /// Every entity row `names` holds, with its kind and surface: what its removal undoes.
+    rows: HashMap<EntityId, (EntityKind, String)>,
+    /// The revision of `names` the readers last got.
+    published: u64,
+}
+
+impl WriteGazetteer {
+    /// Read from the store and the registry (a load, a reload when another writer moved the
+    /// store or the vault changed, a rollback). The caller hands the readers a copy.
+    pub(crate) fn load(store: &impl EntityReads, registry: &Registry) -> Result<WriteGazetteer> {
+        let aliases = alias_gazetteer(registry);
+        let mut names = aliases.clone();
+        let mut rows = HashMap::new();
+        for e in store.all_entities()? {
+            insert_entity(&mut names, e.kind, &e.surface, &e.entity_id);
+            rows.insert(e.entity_id, (e.kind, e.surface));
+        }
+        Ok(WriteGazetteer { published: names.revision(), names, aliases, rows })
+    }
+
+    /// The gazetteer a write extracts with.
+    pub(crate) fn gazetteer(&self) -> &Gazetteer {
+        &self.names
+    }
+
+    /// `m` is about to be attached to a leaf: when its entity has no row yet, the attach
+    /// creates one with `m`'s kind and surface, and its names join the gazetteer (so that the
+    /// rest of the write reads with them, as a reload would). Call it in the order the
+    /// mentions are attached, so that the first surface is the one the row keeps.
+    pub(crate) fn add_row(&mut self, m: &Mention) {
+        if self.rows.contains_key(&m.id) {
+            return;
+        }
+        insert_entity(&mut self.names, m.kind, &m.surface, &m.id);
+        self.rows.insert(m.id.clone(), (m.kind, m.surface.clone()));
+    }
+
+    /// The row of `id` was deleted (no node names it any more): its names leave the
+    /// gazetteer, except those the registry gives.
+    pub(crate) fn remove_row(&mut self, id: &EntityId) {
+        let Some((kind, surface)) = self.rows.remove(id) else { return };
+        self.names.remove(kind, &surface, id, &self.aliases);
+        if let Some((_, s)) = id.as_str().split_once(':') {
+            self.names.remove(kind, s, id, &self.aliases);
+        }
+    }
+
+    /// A copy for the readers when the gazetteer changed since they last got one.
+    pub(crate) fn unpublished(&mut self) -> Option<Gazetteer> {
+        if self.names.revision() == self.published {
+            return None;
+        }
+        self.published = self.names.revision();
+        Some(self.names.clone())
+    }
 }
 
 /// Every stored vector of `embedder` as a matrix, with the session vector of every level-1

@@ -9,7 +9,7 @@ mod writer;
 
 pub use canonical::{ChatMessage, Document, EmailMessage, Item, Role};
 pub use writer::Resealed;
-pub(crate) use writer::{WriteBatch, WriteContext, release_texts, restore_texts};
+pub(crate) use writer::{WriteBatch, WriteContext, Written, release_texts, restore_texts};
 
 /// What one write did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

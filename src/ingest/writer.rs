@@ -5,9 +5,10 @@
 use super::IngestReport;
 use super::canonical::{LeafDraft, Role};
 use crate::config::Config;
-use crate::entities::{ExtractOptions, Extractor, Gazetteer, Mention, Registry, canonical_id};
+use crate::derived::WriteGazetteer;
+use crate::entities::{ExtractOptions, Extractor, Mention, canonical_id};
 use crate::error::{Error, Result};
-use crate::store::{BufferStats, NodeKey, NodeReads, NodeRow, SourceRow, TreeRow, Tx};
+use crate::store::{BufferStats, EntityReads, NodeKey, NodeReads, NodeRow, SourceRow, TreeRow, Tx};
 use crate::tree::{Summariser, SummaryChild, SummaryRequest, topics_of};
 use crate::types::{EntityId, NodeId, SourceId, TreeId};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -48,15 +49,13 @@ pub(crate) struct WriteBatch<'a, 't> {
 }
 
 /// What a batch writes with: the thresholds, the summariser, the extractor, the write path's
-/// gazetteer (a write adds the surfaces it discovers), the vault it starts from and the
-/// wall-clock time of the write.
+/// gazetteer (the batch adds the names of the entities it creates and takes away those of the
+/// entities it deletes) and the wall-clock time of the write.
 pub(crate) struct WriteContext<'a> {
     pub cfg: &'a Config,
     pub summariser: &'a dyn Summariser,
     pub extractor: &'a Extractor,
-    pub gazetteer: &'a mut Gazetteer,
-    /// The vault, for rebuilding the gazetteer after a drop.
-    pub registry: &'a Registry,
+    pub gazetteer: &'a mut WriteGazetteer,
     pub now_ms: i64,
 }
 
@@ -160,6 +159,12 @@ impl<'a, 't> WriteBatch<'a, 't> {
             return Ok(0);
         }
         let leaves = nodes.iter().filter(|n| n.is_leaf()).count();
+        // The entities its leaves name (a summary names its leaves' entities): those no other
+        // node names lose their rows in the detach, and their names below.
+        let mut named = BTreeSet::new();
+        for n in nodes.iter().filter(|n| n.is_leaf()) {
+            named.extend(self.tx.node_entities(&n.node_id)?);
+        }
         let ids: Vec<NodeId> = nodes.into_iter().map(|n| n.node_id).collect();
         self.tx.detach_entities(&ids)?;
         self.tx.delete_source_rows(source)?;
@@ -173,10 +178,23 @@ impl<'a, 't> WriteBatch<'a, 't> {
         self.report.removed += leaves;
         // What the dropped nodes taught the gazetteer goes with them: a replaced document's
         // new text is read as a first import into the store without the old text would read
-        // it, not with the old version's names still matching (the counts would drift). This
-        // is the one rebuild of a replace: the commit publishes this gazetteer as it stands.
-        *self.ctx.gazetteer = crate::derived::load_gazetteer(self.tx, self.ctx.registry)?;
+        // it, not with the old version's names still matching (the counts would drift).
+        self.unname(named)?;
         Ok(leaves)
+    }
+
+    /// Of the entities in `named`, those a detach just deleted (no node names them any more),
+    /// in id order; their names leave the gazetteer, as a reload from the store would not
+    /// find them.
+    fn unname(&mut self, named: BTreeSet<EntityId>) -> Result<Vec<EntityId>> {
+        let mut gone = Vec::new();
+        for e in named {
+            if self.tx.entity(e.as_str())?.is_none() {
+                self.ctx.gazetteer.remove_row(&e);
+                gone.push(e);
+            }
+        }
+        Ok(gone)
     }
 
     /// Record a source's content hash (a Markdown note's, for the next sync).
@@ -276,18 +294,21 @@ impl<'a, 't> WriteBatch<'a, 't> {
                 canonical_id(*kind, surface).map(|id| Mention { id, kind: *kind, surface: surface.trim().to_string() })
             })
             .collect();
-        // Structured names join the gazetteer first, so the text can mention them.
+        // Structured names join the gazetteer first, so the text can mention them. In the
+        // order they are attached (sorted; the text's own mentions are of other entities), so
+        // that a new entity's names are those of the surface its row keeps.
+        out.sort();
         for m in &out {
-            self.ctx.gazetteer.insert(m.kind, &m.surface, &m.id);
+            self.ctx.gazetteer.add_row(m);
         }
         let found = self.ctx.extractor.extract(
             content,
-            self.ctx.gazetteer,
+            self.ctx.gazetteer.gazetteer(),
             ExtractOptions { case_insensitive: false, discover_names: true },
         );
         for m in found {
             if !out.iter().any(|o| o.id == m.id) {
-                self.ctx.gazetteer.insert(m.kind, &m.surface, &m.id);
+                self.ctx.gazetteer.add_row(&m);
                 out.push(m);
             }
         }

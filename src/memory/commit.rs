@@ -1,16 +1,20 @@
-//! One write, in order: the writer lock (and catching up with other writers), a store
-//! transaction around a [`WriteBatch`] (with the vectors of what it wrote), its commit, then
-//! the index commit and the in-memory updates. The order is what makes a crash between any
-//! two steps lose nothing (ARCHITECTURE.md, invariants).
+//! One write, in order: the writer lock (and catching up with other writers), then the write
+//! in named stages, each starting once the one before it is done: prepare (what the write
+//! starts from), store (one transaction around a [`WriteBatch`], with the vectors of what it
+//! wrote, and its commit), index (the index commit), then the derived state (the vector
+//! matrix, the gazetteer and the generation the shared state reflects). The order is what
+//! makes a crash between any two steps lose nothing (ARCHITECTURE.md, invariants).
 
 use super::Memory;
 use super::lock::{self, WriteGuard};
+use crate::derived::{Derived, WriteGazetteer};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::index::{IndexDoc, IndexWrite};
-use crate::ingest::{IngestReport, WriteBatch, WriteContext, release_texts, restore_texts};
+use crate::ingest::{IngestReport, WriteBatch, WriteContext, Written, release_texts, restore_texts};
 use crate::options::Embedding;
-use crate::store::{NodeReads, NodeRow, Tx, VectorReads};
+use crate::shared::Shared;
+use crate::store::{NodeReads, NodeRow, Store, Tx, VectorReads};
 use crate::types::{NodeId, TreeId};
 
 impl Memory {
@@ -66,145 +70,212 @@ impl Memory {
         Ok(report)
     }
 
-    /// The write itself: a store transaction, then (after it commits) the index commit and
-    /// the in-memory updates. On any error the transaction rolls back and the derived state is
-    /// reloaded from the store.
+    /// The write itself, stage by stage (see the module's documentation). An error stops it
+    /// where it happened: before the store commit the transaction rolls back and the write
+    /// path's state is reloaded ([`Memory::rolled_back`]); after it, the index is left behind
+    /// the store until the next write or open rebuilds it.
     fn write_locked(
         &mut self,
         iw: &mut IndexWrite,
         f: impl FnOnce(&mut WriteBatch<'_, '_>) -> Result<()>,
     ) -> Result<IngestReport> {
-        // A registry edited by hand since the last write: its aliases apply from now on.
-        if self.shared.registry.fingerprint() != self.gazetteer_fp {
-            self.load_gazetteer()?;
-        }
-        let revision = self.gazetteer.revision();
-        let now = self.shared.now_ms();
-        let due = self.due_buffers(now)?;
-        // Under the lock nobody else commits: this write's generation is the next one. The
-        // shared state claims it just before the commit, so that this process's readers do
-        // not take the commit for another process's and reload everything; until the updates
-        // below land they lag by this write, as the index does.
-        let next = self.store.generation()? + 1;
-        let shared = &self.shared;
-        let store = &mut self.store;
-        let result = (|| {
-            let tx = store.begin()?;
-            crate::crash::point("write_begin");
-            let ctx = WriteContext {
-                cfg: &shared.opts.config,
-                summariser: shared.opts.summariser.as_ref(),
-                extractor: &shared.extractor,
-                gazetteer: &mut self.gazetteer,
-                registry: &shared.registry,
-                now_ms: now,
-            };
-            let mut batch = WriteBatch::new(&tx, ctx);
-            batch.seal_level0(&due)?;
-            f(&mut batch)?;
-            let mut written = batch.finish();
-            let vecs = match &shared.opts.embedder {
-                Some(emb) if shared.opts.embedding == Embedding::WithEachWrite => {
-                    // A chunk's texts at a time, read back where the batch let them go; the
-                    // chunks are `embed_rows`' own, so the vectors are what they were.
-                    let mut vecs = Vec::with_capacity(written.nodes.len());
-                    for chunk in written.nodes.chunks_mut(EMBED_BATCH) {
-                        restore_texts(&tx, chunk)?;
-                        let rows: Vec<&NodeRow> = chunk.iter().map(|w| &w.row).collect();
-                        vecs.extend(embed_rows(&tx, emb.as_ref(), &rows)?);
-                        release_texts(chunk);
-                    }
-                    vecs
-                }
-                // Deferred: `Memory::embed_pending` makes them.
-                _ => Vec::new(),
-            };
-            crate::crash::point("store_commit");
-            shared.derived_mut().set_generation(next);
-            let g = tx.commit()?;
-            Ok::<_, Error>((written, vecs, g))
-        })();
-        let (mut written, vecs, g) = match result {
-            Ok(r) => r,
+        let plan = self.prepare_stage()?;
+        let stored = match store_stage(&self.shared, &mut self.store, &mut self.gazetteer, &plan, f) {
+            Ok(stored) => stored,
             Err(e) => {
-                // The transaction rolled back when dropped; derived state may have run ahead.
-                self.load_gazetteer()?;
-                self.shared.derived_mut().set_generation(self.store.generation()?);
+                self.rolled_back()?;
                 return Err(e);
             }
         };
         crate::crash::point("after_store_commit");
-        self.synced = g;
-        // The store has committed: the index follows. If this fails the index is behind the
-        // store until the next write or open rebuilds it; what was queued is dropped with the
-        // writer, so no later commit can carry half of this write.
-        let indexed = (|| {
-            for t in &written.dropped_trees {
-                iw.delete_tree(t);
-            }
-            for n in &written.dropped_nodes {
-                iw.delete_node(n);
-            }
-            for chunk in written.nodes.chunks_mut(EMBED_BATCH) {
-                let read_back = restore_texts(&self.store, chunk)?;
-                for w in chunk {
-                    iw.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
-                    // The index's queue holds its own copy of the text now, and nothing below
-                    // reads ours: a large write does not hold its text twice (issue 28).
-                    w.row.content = String::new();
-                }
-                // The pages the texts came from are not read again: a large write's index
-                // step holds a chunk of them, not a page cache full (the first chunk also
-                // lets go of what the transaction left cached).
-                if read_back {
-                    self.store.release_cache()?;
-                }
-            }
-            iw.commit(g)
-        })();
-        if let Err(e) = indexed {
-            // The shared state claimed this commit but has none of it: readers reload it.
-            self.shared.derived_mut().set_generation(g - 1);
+        self.synced = stored.generation;
+        let Stored { mut written, vectors, generation: g } = stored;
+        if let Err(e) = index_stage(&self.store, iw, &mut written, g) {
+            Claim::IndexFailed(g).set(&mut self.shared.derived_mut());
             return Err(e);
         }
         crate::crash::point("after_index_commit");
-        // Still under the lock, and the state was caught up before the write: after these
-        // updates it holds every stored vector, and the gazetteer this write read with. A
-        // replace or delete takes its rows out of the matrix (`remove` also drops a removed
-        // summary's session) instead of reloading every vector.
-        // A forget of single leaves (no tree dropped) re-extracted no gazetteer: rebuild it
-        // from the record, so that a forgotten name is not matched any more.
-        if written.dropped_trees.is_empty() && !written.dropped_nodes.is_empty() {
+        self.derived_stage(&written, vectors, g)?;
+        Ok(written.report)
+    }
+
+    /// What the write starts from: the write path's gazetteer in step with the vault (a
+    /// registry edited by hand since the last write: its aliases apply from now on), the
+    /// time, the buffers due to be sealed, and the generation the store commit will make
+    /// (under the lock nobody else commits: the next one).
+    fn prepare_stage(&mut self) -> Result<Plan> {
+        if self.shared.registry.fingerprint() != self.gazetteer_fp {
             self.load_gazetteer()?;
         }
+        let now_ms = self.shared.now_ms();
+        Ok(Plan { now_ms, due: self.due_buffers(now_ms)?, next: self.store.generation()? + 1 })
+    }
+
+    /// After a failed store stage: the transaction rolled back when dropped, but the write
+    /// path's gazetteer may have taken in the batch's entities and the shared state may have
+    /// claimed the commit. Both go back to the store's.
+    fn rolled_back(&mut self) -> Result<()> {
+        self.load_gazetteer()?;
+        let g = self.store.generation()?;
+        Claim::RolledBack(g).set(&mut self.shared.derived_mut());
+        Ok(())
+    }
+
+    /// The in-memory state, once the store and the index have committed `g`, in one hold of
+    /// the shared state's lock, so that this process's readers see all of this write or none
+    /// of it: the vectors ([`vector_stage`]), the gazetteer the write path holds now (the
+    /// batch kept it equal to a reload from the store), and the generation. Still under the
+    /// writer lock, and the state was caught up before the write: nothing is reloaded.
+    fn derived_stage(&mut self, written: &Written, vectors: Vec<(NodeId, Vec<f32>)>, g: u64) -> Result<()> {
         let mark = self.store.vector_mark()?;
         let mut derived = self.shared.derived_mut();
         derived.set_mark(mark);
-        if let Some(m) = derived.vectors_mut() {
-            for id in &written.dropped_nodes {
-                m.remove(id.as_str());
-            }
-            for (id, v) in vecs {
-                m.upsert(id.as_str(), &v);
-            }
-            // A summary sealed by this write gets its session vector now, from its
-            // children's vectors (written now or earlier).
-            for w in written.nodes.iter().filter(|w| w.row.level == 1) {
-                m.set_session(w.row.node_id.as_str(), w.row.child_ids.iter().map(NodeId::as_str));
-            }
-        }
-        // A drop rebuilt the write path's gazetteer from the transaction (`drop_source`), so
-        // its revision says nothing about the readers' copy: publish it.
-        if !written.dropped_trees.is_empty()
-            || !written.dropped_nodes.is_empty()
-            || self.gazetteer.revision() != revision
-        {
-            derived.set_gazetteer(self.gazetteer.clone());
+        vector_stage(&mut derived, written, vectors);
+        if let Some(gazetteer) = self.gazetteer.unpublished() {
+            derived.set_gazetteer(gazetteer);
         }
         // The shared state now reflects this commit: this process's readers need not reload.
-        derived.set_generation(g);
-        drop(derived);
-        Ok(written.report)
+        Claim::Settled(g).set(&mut derived);
+        Ok(())
+    }
+}
+
+/// What the write starts from ([`Memory::prepare_stage`]).
+struct Plan {
+    /// The wall-clock time of the write.
+    now_ms: i64,
+    /// Trees whose level-0 buffer is due to be sealed.
+    due: Vec<TreeId>,
+    /// The generation the store commit makes.
+    next: u64,
+}
+
+/// What the store stage committed: what the batch wrote, the vectors it stored with it (none
+/// when they are deferred), and the store's new generation.
+struct Stored {
+    written: Written,
+    vectors: Vec<(NodeId, Vec<f32>)>,
+    generation: u64,
+}
+
+/// The generation this process's shared derived state says it reflects, at each point of a
+/// write where it moves: [`Claim::set`] is the one place the write path sets it. Readers of
+/// this process compare it with the store's: behind, they reload the whole state.
+#[derive(Debug, Clone, Copy)]
+enum Claim {
+    /// Just before the store commits this generation: the shared state claims it, so that
+    /// this process's readers do not take the commit for another process's and reload
+    /// everything; until the derived stage lands they lag by this write, as the index does.
+    Committing(u64),
+    /// The store stage failed and its transaction rolled back: the store's generation.
+    RolledBack(u64),
+    /// The store committed this generation but the index commit failed: the one before, since
+    /// the shared state has none of the write (its readers reload it).
+    IndexFailed(u64),
+    /// The index committed this generation and the derived stage landed.
+    Settled(u64),
+}
+
+impl Claim {
+    fn set(self, derived: &mut Derived) {
+        derived.set_generation(match self {
+            Claim::Committing(g) | Claim::RolledBack(g) | Claim::Settled(g) => g,
+            Claim::IndexFailed(g) => g - 1,
+        });
+    }
+}
+
+/// The store transaction: the due buffers sealed, the batch `f`, the vectors of what it wrote
+/// when they are made with each write ([`embed_written`]), then the commit. Nothing is visible
+/// before the commit; on an error the transaction rolls back when dropped.
+fn store_stage(
+    shared: &Shared,
+    store: &mut Store,
+    gazetteer: &mut WriteGazetteer,
+    plan: &Plan,
+    f: impl FnOnce(&mut WriteBatch<'_, '_>) -> Result<()>,
+) -> Result<Stored> {
+    let tx = store.begin()?;
+    crate::crash::point("write_begin");
+    let ctx = WriteContext {
+        cfg: &shared.opts.config,
+        summariser: shared.opts.summariser.as_ref(),
+        extractor: &shared.extractor,
+        gazetteer,
+        now_ms: plan.now_ms,
+    };
+    let mut batch = WriteBatch::new(&tx, ctx);
+    batch.seal_level0(&plan.due)?;
+    f(&mut batch)?;
+    let mut written = batch.finish();
+    let vectors = embed_written(&tx, shared, &mut written)?;
+    crate::crash::point("store_commit");
+    Claim::Committing(plan.next).set(&mut shared.derived_mut());
+    let generation = tx.commit()?;
+    Ok(Stored { written, vectors, generation })
+}
+
+/// The vectors of what the batch wrote, stored in its transaction, when the model embeds with
+/// each write (deferred: `Memory::embed_pending` makes them later, and there are none here).
+/// A chunk's texts at a time, read back where the batch let them go; the chunks are
+/// `embed_rows`' own, so the vectors are what they were.
+fn embed_written(tx: &Tx<'_>, shared: &Shared, written: &mut Written) -> Result<Vec<(NodeId, Vec<f32>)>> {
+    let Some(emb) = shared.opts.embedder.as_ref().filter(|_| shared.opts.embedding == Embedding::WithEachWrite) else {
+        return Ok(Vec::new());
+    };
+    let mut vectors = Vec::with_capacity(written.nodes.len());
+    for chunk in written.nodes.chunks_mut(EMBED_BATCH) {
+        restore_texts(tx, chunk)?;
+        let rows: Vec<&NodeRow> = chunk.iter().map(|w| &w.row).collect();
+        vectors.extend(embed_rows(tx, emb.as_ref(), &rows)?);
+        release_texts(chunk);
+    }
+    Ok(vectors)
+}
+
+/// The index follows the store's commit `g`: the dropped trees' and nodes' documents out, the
+/// written nodes' in, committed with `g` as its payload. If this fails the index is behind the
+/// store until the next write or open rebuilds it; what was queued is dropped with the writer,
+/// so no later commit can carry half of this write.
+fn index_stage(store: &Store, iw: &mut IndexWrite, written: &mut Written, g: u64) -> Result<()> {
+    for t in &written.dropped_trees {
+        iw.delete_tree(t);
+    }
+    for n in &written.dropped_nodes {
+        iw.delete_node(n);
+    }
+    for chunk in written.nodes.chunks_mut(EMBED_BATCH) {
+        let read_back = restore_texts(store, chunk)?;
+        for w in chunk {
+            iw.add(&IndexDoc { node: &w.row, tree: &w.tree, entities: &w.entities, topics: &w.topics })?;
+            // The index's queue holds its own copy of the text now, and nothing below reads
+            // ours: a large write does not hold its text twice (issue 28).
+            w.row.content = String::new();
+        }
+        // The pages the texts came from are not read again: a large write's index step holds
+        // a chunk of them, not a page cache full (the first chunk also lets go of what the
+        // transaction left cached).
+        if read_back {
+            store.release_cache()?;
+        }
+    }
+    iw.commit(g)
+}
+
+/// The vector matrix after the commit: a replace or delete takes its rows out (`remove` also
+/// drops a removed summary's session) instead of reloading every vector, before the write's
+/// own go in (a replace may write a deleted id again); a summary sealed by the write gets its
+/// session vector, from its children's vectors (written now or earlier).
+fn vector_stage(derived: &mut Derived, written: &Written, vectors: Vec<(NodeId, Vec<f32>)>) {
+    let Some(m) = derived.vectors_mut() else { return };
+    for id in &written.dropped_nodes {
+        m.remove(id.as_str());
+    }
+    for (id, v) in vectors {
+        m.upsert(id.as_str(), &v);
+    }
+    for w in written.nodes.iter().filter(|w| w.row.level == 1) {
+        m.set_session(w.row.node_id.as_str(), w.row.child_ids.iter().map(NodeId::as_str));
     }
 }
 
@@ -228,3 +299,6 @@ pub(super) fn embed_rows(tx: &Tx<'_>, emb: &dyn Embedder, rows: &[&NodeRow]) -> 
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

@@ -18,9 +18,9 @@ pub use forget::{Forget, ForgetReceipt};
 pub use import::{ImportOptions, ImportSummary};
 pub use sync::SyncReport;
 
-use crate::derived::{Derived, load_gazetteer};
+use crate::derived::{Derived, WriteGazetteer};
 use crate::embed::VectorMatrix;
-use crate::entities::{Gazetteer, Registry, VaultFingerprint};
+use crate::entities::{Registry, VaultFingerprint};
 use crate::error::{Error, Result};
 use crate::index::FullTextIndex;
 use crate::ingest::{Document, IngestReport, Item};
@@ -55,9 +55,10 @@ pub struct Memory {
     /// This handle's read side, on its own connection: what the read modes take.
     view: MemoryReader,
     index: FullTextIndex,
-    /// The write path's gazetteer (a write adds the surfaces it discovers); published to the
-    /// readers' shared state after each commit.
-    gazetteer: Gazetteer,
+    /// The write path's gazetteer, equal to a reload from the store after every write (a
+    /// write adds the names of the entities it creates and takes away those of the entities
+    /// it deletes); published to the readers' shared state after each commit that changed it.
+    gazetteer: WriteGazetteer,
     /// The vault fingerprint the write-path gazetteer was built at.
     gazetteer_fp: VaultFingerprint,
     /// The store generation the write path's state (the gazetteer) reflects; a write that
@@ -95,10 +96,10 @@ impl Memory {
         let store = Store::open(&dir)?;
         let registry = Registry::open(&dir.join(CONTENT_DIR))?;
         let gazetteer_fp = registry.fingerprint();
-        let gazetteer = load_gazetteer(&store, &registry)?;
+        let gazetteer = WriteGazetteer::load(&store, &registry)?;
         let generation = store.generation()?;
         let vectors = opts.embedder.as_ref().map(|e| VectorMatrix::new(e.dim()));
-        let derived = Derived::new(gazetteer.clone(), vectors, generation);
+        let derived = Derived::new(gazetteer.gazetteer().clone(), vectors, generation);
         let shared = Arc::new(Shared::new(dir, opts, index.handle().clone(), registry, derived));
         let view = MemoryReader::new(Arc::clone(&shared), Store::open_read_only(&shared.dir)?);
         let mut mem = Memory {

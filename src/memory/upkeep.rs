@@ -4,7 +4,7 @@
 
 use super::Memory;
 use super::commit::{EMBED_BATCH, embed_rows};
-use crate::derived::{load_gazetteer, load_vectors};
+use crate::derived::{WriteGazetteer, load_vectors};
 use crate::embed::{Embedder, VectorMatrix};
 use crate::error::Result;
 use crate::index::{IndexDoc, IndexWrite};
@@ -17,8 +17,8 @@ impl Memory {
     /// Re-read the write-path gazetteer from the store and the vault, and publish it.
     pub(super) fn load_gazetteer(&mut self) -> Result<()> {
         self.gazetteer_fp = self.shared.registry.fingerprint();
-        self.gazetteer = load_gazetteer(&self.store, &self.shared.registry)?;
-        self.shared.derived_mut().set_gazetteer(self.gazetteer.clone());
+        self.gazetteer = WriteGazetteer::load(&self.store, &self.shared.registry)?;
+        self.shared.derived_mut().set_gazetteer(self.gazetteer.gazetteer().clone());
         Ok(())
     }
 

@@ -120,11 +120,7 @@ impl WriteBatch<'_, '_> {
             successor.insert(old.node_id.clone(), Some(row.node_id.clone()));
             self.remember(row, tree_row, entities, topics);
         }
-        for e in mentioned {
-            if self.tx.entity(e.as_str())?.is_none() {
-                out.entities.push(e);
-            }
-        }
+        out.entities = self.unname(mentioned)?;
         Ok(out)
     }
 }
