@@ -28,7 +28,8 @@ impl Gazetteer {
         Self::default()
     }
 
-    /// Number of surfaces known.
+    /// Number of surfaces known (the tests').
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.map.len()
     }
@@ -36,11 +37,6 @@ impl Gazetteer {
     /// A counter that changes whenever the gazetteer does.
     pub fn revision(&self) -> u64 {
         self.revision
-    }
-
-    /// True when no surface is known.
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
     }
 
     /// Learn that `surface` names `id`. Only word-like surfaces of name-like kinds are kept
@@ -77,15 +73,6 @@ impl Gazetteer {
         }
     }
 
-    /// Forget every surface of `id`.
-    pub fn remove_id(&mut self, id: &EntityId) {
-        self.revision += 1;
-        self.map.retain(|_, ids| {
-            ids.retain(|(_, i)| i != id);
-            !ids.is_empty()
-        });
-    }
-
     /// Every key with the entities it names, in key order: what two gazetteers are compared by
     /// (the revision counts changes, it is no part of the content).
     #[cfg(test)]
@@ -93,7 +80,8 @@ impl Gazetteer {
         self.map.iter().map(|(k, v)| (k.as_str(), v)).collect()
     }
 
-    /// The entities named by exactly this surface (case-insensitive).
+    /// The entities named by exactly this surface (case-insensitive; the tests').
+    #[cfg(test)]
     pub fn get(&self, surface: &str) -> impl Iterator<Item = &(EntityKind, EntityId)> {
         self.map.get(&key_of(surface)).into_iter().flatten()
     }
