@@ -139,7 +139,7 @@ fn forget_leaves(mem: &mut Memory, stored: usize, n: usize, r: &mut Rng) -> Vec<
             continue;
         }
         let source = SourceId::from(format!("doc:notes/note-{i:05}.md").as_str());
-        let leaf = first_leaf(&mem, &source);
+        let leaf = first_leaf(mem, &source);
         let t = Instant::now();
         let receipt = mem.forget(&Forget::Leaf(leaf)).expect("forget");
         ms.push(t.elapsed().as_secs_f64() * 1e3);
