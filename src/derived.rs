@@ -95,6 +95,10 @@ impl Derived {
         self.gazetteer = g;
     }
 
+    pub(crate) fn gazetteer_mut(&mut self) -> &mut Gazetteer {
+        &mut self.gazetteer
+    }
+
     pub(crate) fn vectors_mut(&mut self) -> Option<&mut VectorMatrix> {
         self.vectors.as_mut()
     }
@@ -128,15 +132,24 @@ fn insert_entity(g: &mut Gazetteer, kind: EntityKind, surface: &str, id: &Entity
 /// without reading the store again. A new entity row adds its names ([`insert_entity`]) and a
 /// deleted one takes them away, except those the registry gives; rows never change their kind
 /// or surface (`Tx::attach_entities` keeps the first one seen), so nothing else moves. A
-/// replace or a forget thus costs the gazetteer its own entities, not a reload of every one.
+/// replace or a forget thus costs the gazetteer its own entities, not a reload of every one;
+/// and the readers' copy is brought up to date with the same changes ([`WriteGazetteer::publish`]),
+/// not replaced by a copy of the whole.
 pub(crate) struct WriteGazetteer {
     names: Gazetteer,
     /// The registry's names alone ([`alias_gazetteer`]): no row's removal takes them away.
     aliases: Gazetteer,
     /// Every entity row `names` holds, with its kind and surface: what its removal undoes.
     rows: HashMap<EntityId, (EntityKind, String)>,
-    /// The revision of `names` the readers last got.
-    published: u64,
+    /// The rows added and removed since the readers' copy was last brought up to date, in
+    /// order.
+    unpublished: Vec<RowChange>,
+}
+
+/// An entity row that came or went: (kind, surface, id).
+enum RowChange {
+    Added(EntityKind, String, EntityId),
+    Removed(EntityKind, String, EntityId),
 }
 
 impl WriteGazetteer {
@@ -150,7 +163,7 @@ impl WriteGazetteer {
             insert_entity(&mut names, e.kind, &e.surface, &e.entity_id);
             rows.insert(e.entity_id, (e.kind, e.surface));
         }
-        Ok(WriteGazetteer { published: names.revision(), names, aliases, rows })
+        Ok(WriteGazetteer { names, aliases, rows, unpublished: Vec::new() })
     }
 
     /// The gazetteer a write extracts with.
@@ -168,25 +181,36 @@ impl WriteGazetteer {
         }
         insert_entity(&mut self.names, m.kind, &m.surface, &m.id);
         self.rows.insert(m.id.clone(), (m.kind, m.surface.clone()));
+        self.unpublished.push(RowChange::Added(m.kind, m.surface.clone(), m.id.clone()));
     }
 
     /// The row of `id` was deleted (no node names it any more): its names leave the
     /// gazetteer, except those the registry gives.
     pub(crate) fn remove_row(&mut self, id: &EntityId) {
         let Some((kind, surface)) = self.rows.remove(id) else { return };
-        self.names.remove(kind, &surface, id, &self.aliases);
-        if let Some((_, s)) = id.as_str().split_once(':') {
-            self.names.remove(kind, s, id, &self.aliases);
-        }
+        remove_entity(&mut self.names, kind, &surface, id, &self.aliases);
+        self.unpublished.push(RowChange::Removed(kind, surface, id.clone()));
     }
 
-    /// A copy for the readers when the gazetteer changed since they last got one.
-    pub(crate) fn unpublished(&mut self) -> Option<Gazetteer> {
-        if self.names.revision() == self.published {
-            return None;
+    /// Bring `readers` (the readers' copy, equal to this gazetteer as it was when they last
+    /// got it) up to date: the rows added and removed since, in order. Each change leaves
+    /// its entries as this gazetteer has them whatever they were, so a copy the readers
+    /// reloaded from the store meanwhile ends equal too.
+    pub(crate) fn publish(&mut self, readers: &mut Gazetteer) {
+        for change in self.unpublished.drain(..) {
+            match change {
+                RowChange::Added(kind, surface, id) => insert_entity(readers, kind, &surface, &id),
+                RowChange::Removed(kind, surface, id) => remove_entity(readers, kind, &surface, &id, &self.aliases),
+            }
         }
-        self.published = self.names.revision();
-        Some(self.names.clone())
+    }
+}
+
+/// Undo [`insert_entity`], except the entries `keep` (the registry's names) holds.
+fn remove_entity(g: &mut Gazetteer, kind: EntityKind, surface: &str, id: &EntityId, keep: &Gazetteer) {
+    g.remove(kind, surface, id, keep);
+    if let Some((_, s)) = id.as_str().split_once(':') {
+        g.remove(kind, s, id, keep);
     }
 }
 
@@ -276,4 +300,53 @@ pub(crate) fn alias_gazetteer(registry: &Registry) -> Gazetteer {
         }
     }
     g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mention(kind: EntityKind, surface: &str) -> Mention {
+        Mention { id: crate::entities::canonical_id(kind, surface).unwrap(), kind, surface: surface.into() }
+    }
+
+    #[test]
+    fn the_readers_copy_ends_equal_from_the_last_copy_or_from_a_reload() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let registry = Registry::open(&dir.path().join("content")).unwrap();
+        let mut w = WriteGazetteer::load(&store, &registry).unwrap();
+        let maya = mention(EntityKind::Person, "Maya Okafor");
+        w.add_row(&mention(EntityKind::Person, "Lena Marsh"));
+        w.add_row(&maya);
+        // The readers got a copy of this (as an open hands them).
+        let mut last = w.gazetteer().clone();
+        w.unpublished.clear();
+        // A write takes Maya away, brings her back and away again, and adds Bluefin.
+        w.remove_row(&maya.id);
+        w.add_row(&maya);
+        w.remove_row(&maya.id);
+        w.add_row(&mention(EntityKind::Organization, "Bluefin Logistics"));
+        // The readers' copy after a reload from the store (after a failed index commit) already
+        // holds all of that: replaying the changes leaves it so.
+        let mut reloaded = w.gazetteer().clone();
+        let changes = w.unpublished.len();
+        w.publish(&mut last);
+        assert_eq!(last.entries(), w.gazetteer().entries());
+        assert!(w.unpublished.is_empty() && changes == 4);
+        w.remove_row(&maya.id); // no row: nothing to undo or publish
+        assert!(w.unpublished.is_empty());
+        // Replayed onto the reloaded copy: the write's net changes, in order.
+        w.unpublished = vec![
+            RowChange::Removed(maya.kind, maya.surface.clone(), maya.id.clone()),
+            RowChange::Added(
+                EntityKind::Organization,
+                "Bluefin Logistics".into(),
+                "organization:bluefin logistics".into(),
+            ),
+        ];
+        w.publish(&mut reloaded);
+        assert_eq!(reloaded.entries(), w.gazetteer().entries());
+        assert!(w.gazetteer().get("maya").next().is_none() && w.gazetteer().get("bluefin").next().is_some());
+    }
 }

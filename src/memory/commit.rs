@@ -123,17 +123,16 @@ impl Memory {
 
     /// The in-memory state, once the store and the index have committed `g`, in one hold of
     /// the shared state's lock, so that this process's readers see all of this write or none
-    /// of it: the vectors ([`vector_stage`]), the gazetteer the write path holds now (the
-    /// batch kept it equal to a reload from the store), and the generation. Still under the
+    /// of it: the vectors ([`vector_stage`]), the gazetteer's changes (the batch kept the write
+    /// path's equal to a reload from the store; the readers' copy takes the same changes), and
+    /// the generation. Still under the
     /// writer lock, and the state was caught up before the write: nothing is reloaded.
     fn derived_stage(&mut self, written: &Written, vectors: Vec<(NodeId, Vec<f32>)>, g: u64) -> Result<()> {
         let mark = self.store.vector_mark()?;
         let mut derived = self.shared.derived_mut();
         derived.set_mark(mark);
         vector_stage(&mut derived, written, vectors);
-        if let Some(gazetteer) = self.gazetteer.unpublished() {
-            derived.set_gazetteer(gazetteer);
-        }
+        self.gazetteer.publish(derived.gazetteer_mut());
         // The shared state now reflects this commit: this process's readers need not reload.
         Claim::Settled(g).set(&mut derived);
         Ok(())

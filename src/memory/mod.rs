@@ -57,7 +57,7 @@ pub struct Memory {
     index: FullTextIndex,
     /// The write path's gazetteer, equal to a reload from the store after every write (a
     /// write adds the names of the entities it creates and takes away those of the entities
-    /// it deletes); published to the readers' shared state after each commit that changed it.
+    /// it deletes); the readers' shared copy takes the same changes after each commit.
     gazetteer: WriteGazetteer,
     /// The vault fingerprint the write-path gazetteer was built at.
     gazetteer_fp: VaultFingerprint,
