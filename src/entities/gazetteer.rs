@@ -35,6 +35,7 @@ impl Gazetteer {
     }
 
     /// A counter that changes whenever the gazetteer does.
+    #[cfg(test)]
     pub fn revision(&self) -> u64 {
         self.revision
     }
