@@ -164,10 +164,59 @@ fn readings_not_as_written_are_said_never_ignored_silently() {
     let out = ask(&store, "2023-05-10", "which deploy failed between May 9 and April 15?", 10);
     assert!(notes(&out).contains("read as 2023-04-15 to 2023-05-09"), "{out}");
     assert_eq!(contents(&out).len(), 2, "{out}");
-    // A window after now: kept, flagged, and empty here.
+    // A window after now bounds nothing (nothing can lie in it yet), and says so.
     let out = ask(&store, "2023-05-10", "what happens next week?", 10);
     assert!(notes(&out).contains("after now"), "{out}");
-    assert_eq!(out["hits"], serde_json::json!([]));
+    assert_eq!(out["explain"]["window_use"], "ahead", "{out}");
+}
+
+/// A question about a time ahead ("next Saturday") asks about a plan: what was said about
+/// that time, before it. The window bounds nothing (it used to leave no hit at all), and the
+/// message that speaks of that day, read from its own date, comes first; a habit ("on
+/// Saturdays") names no day at all.
+#[test]
+fn a_time_ahead_is_answered_from_what_was_said_about_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let chat = dir.path().join("plans.jsonl");
+    std::fs::write(
+        &chat,
+        r#"{"source_id": "chat:trips", "author": "Ben", "ts": "2023-05-08T09:00:00Z", "text": "The coastal trail was closed after the storm, the trail crew said."}
+{"source_id": "chat:trips", "author": "Ben", "ts": "2023-05-08T09:01:00Z", "text": "Trail maps for the trail cafe trail loop trail?"}
+{"source_id": "chat:trips", "author": "Ana", "ts": "2023-05-08T09:02:00Z", "text": "Long day at work, then a walk home past the bakery, the park, the river and the old trail, then dinner and an early night."}
+{"source_id": "chat:trips", "author": "Ben", "ts": "2023-05-08T09:03:00Z", "text": "Same here: meetings all morning, a late lunch, calls in the afternoon, a short trail run, then laundry."}
+{"source_id": "chat:trips", "author": "Ana", "ts": "2023-05-08T09:04:00Z", "text": "Next Saturday we hike the trail with Sam."}
+"#,
+    )
+    .unwrap();
+    let store = dir.path().join("store");
+    let s = memtree(&store, &["--now", "2023-05-10", "ingest", "--format", "chat-jsonl", chat.to_str().unwrap()], None);
+    assert_eq!(s.code, Some(0), "{}", s.err);
+    let plan = "Ana: Next Saturday we hike the trail with Sam.";
+    // The plan's place among the hits, and whether it scores as high as any.
+    let place = |out: &Value| {
+        let hits = out["hits"].as_array().unwrap();
+        let best = hits.iter().map(|h| h["score"].as_f64().unwrap()).fold(f64::MIN, f64::max);
+        let at = hits.iter().position(|h| h["content"] == plan).unwrap_or_else(|| panic!("{out}"));
+        (at, hits[at]["score"].as_f64().unwrap() >= best, hits.len())
+    };
+    // The words alone put the plan last: its one "trail" is the weakest match.
+    let plain = ask(&store, "2023-05-10", "which trail?", 10);
+    assert_eq!(place(&plain), (4, false, 5), "{plain}");
+    // Wednesday 10 May: next Saturday is the 13th, ahead of everything stored. Before, the
+    // window filtered every hit out; now it bounds nothing, and the plan, whose "next
+    // Saturday" said on Monday 8 May is the 13th, scores as high as any hit.
+    let out = ask(&store, "2023-05-10", "which trail next Saturday?", 10);
+    assert_eq!(out["explain"]["window_use"], "ahead", "{out}");
+    assert_eq!(
+        out["explain"]["time_window"],
+        serde_json::json!(["2023-05-13T00:00:00.000Z", "2023-05-13T23:59:59.999Z"]),
+        "{out}"
+    );
+    let (at, top, n) = place(&out);
+    assert!(top && at <= 1 && n == 5, "{out}");
+    // A habit: no window, no note.
+    let out = ask(&store, "2023-05-10", "which trail do we hike on Saturdays?", 10);
+    assert_eq!(out["explain"]["time_window"], Value::Null, "{out}");
 }
 
 /// The README's CLI example, on the demo as the CLI imports it (the story's own dates):
@@ -226,6 +275,82 @@ fn the_harness_asks_time_questions() {
     for p in ["with-year", "without-year", "yesterday"] {
         assert!(s.out.contains(&format!("| {p} | 2 | 100.0 | 100.0 |")), "{p}: {}", s.out);
     }
+}
+
+/// `bench recall --corpora DIR` runs every `<name>/<name>-dev.json` under DIR as one run:
+/// one table with a corpus column, each corpus's questions counted and its time table named,
+/// per-question lines tagged with their corpus, and stores kept apart by corpus.
+#[test]
+fn the_harness_runs_several_corpora_as_one_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = |name: &str, asked: usize| -> Value {
+        let turns: Vec<Value> = (0..4)
+            .map(|i| {
+                serde_json::json!({"speaker": if i % 2 == 0 {"Ana"} else {"Ben"}, "dia_id": format!("D1:{i}"),
+                "text": format!("{name} message {i} about the {} plan", ["tomato", "bean", "pea", "kale"][i])})
+            })
+            .collect();
+        let qa: Vec<Value> = (0..asked)
+            .map(|i| {
+                serde_json::json!({"question": format!("What did Ana say about the {} plan?", ["tomato", "pea"][i % 2]),
+                "answer": "x", "evidence": [format!("D1:{}", 2 * (i % 2))], "category": 4})
+            })
+            .collect();
+        serde_json::json!([{"sample_id": name, "conversation": {"speaker_a": "Ana", "speaker_b": "Ben",
+            "session_1_date_time": "10:00 am on 8 May, 2023", "session_1": turns}, "qa": qa}])
+    };
+    let root = dir.path().join("corpora");
+    for (name, asked) in [("beam", 1), ("locomo", 2), ("zeta", 1)] {
+        std::fs::create_dir_all(root.join(name)).unwrap();
+        std::fs::write(root.join(name).join(format!("{name}-dev.json")), corpus(name, asked).to_string()).unwrap();
+    }
+    // A folder without a dev split is no corpus.
+    std::fs::create_dir_all(root.join("notes")).unwrap();
+    let (pq, kept) = (dir.path().join("pq.jsonl"), dir.path().join("kept"));
+    let s = memtree(
+        &dir.path().join("unused"),
+        &[
+            "bench",
+            "recall",
+            "--corpora",
+            root.to_str().unwrap(),
+            "--systems",
+            "walk,bm25",
+            "--time-min-turns",
+            "0",
+            "--per-question",
+            pq.to_str().unwrap(),
+            "--keep-stores",
+            kept.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(s.code, Some(0), "{}", s.err);
+    assert!(s.out.contains("| corpus | system | bucket | recall@5 |"), "{}", s.out);
+    // LoCoMo first, BEAM second (the order BENCHMARKS.md quotes), then the others by name.
+    let at = |c: &str| s.out.find(&format!("| {c}-dev | walk | overall |")).unwrap_or_else(|| panic!("{c}: {}", s.out));
+    assert!(at("locomo") < at("beam") && at("beam") < at("zeta"), "{}", s.out);
+    assert!(s.out.contains("recall locomo-dev (per-conversation, 2 questions with evidence"), "{}", s.out);
+    assert!(s.out.contains("recall beam-dev (per-conversation, 1 questions with evidence"), "{}", s.out);
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&pq).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2 * 4, "four questions, two systems");
+    let tagged = |c: &str| lines.iter().filter(|l| l["corpus"] == c).count();
+    assert_eq!((tagged("locomo-dev"), tagged("beam-dev"), tagged("zeta-dev")), (4, 2, 2));
+    for c in ["locomo-dev", "beam-dev", "zeta-dev"] {
+        assert!(kept.join(c).join("per-conversation").is_dir(), "{c}");
+    }
+    // --corpus and --corpora together are a usage error; an empty folder is an error.
+    let both = memtree(&dir.path().join("unused"), &["bench", "recall", "--corpora", "x", "--corpus", "y"], None);
+    assert_eq!(both.code, Some(2), "{}", both.err);
+    let empty = tempfile::tempdir().unwrap();
+    let none = memtree(
+        &dir.path().join("unused"),
+        &["bench", "recall", "--corpora", empty.path().to_str().unwrap(), "--systems", "bm25"],
+        None,
+    );
+    assert_eq!(none.code, Some(1), "{}", none.err);
+    assert!(none.err.contains("no corpus in"), "{}", none.err);
 }
 
 #[test]

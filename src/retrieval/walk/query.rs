@@ -25,6 +25,11 @@ pub struct QueryAnalysis {
     /// A time window the question names ("last week", "in May 2023"), epoch ms: the answer
     /// lies inside it (SPEC §5.1).
     pub window: Option<(i64, i64)>,
+    /// A window the question names that lies after now ("next Saturday", "next month"): what
+    /// is asked is what was said about that time (a plan, an arrangement), not what was said
+    /// inside it, which nothing can be yet. So it bounds nothing (`window` is `None`), and the
+    /// leaves that speak of it rank first (`score.rs`).
+    pub ahead: Option<(i64, i64)>,
     /// How the time was read when not as written (an impossible date, a reversed range, a
     /// window after now): said in the response's `explain`.
     pub time_note: Option<String>,
@@ -65,10 +70,14 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         .collect();
     let surfaces: Vec<&str> =
         found.iter().filter(|m| m.kind == EntityKind::Person).map(|m| m.surface.as_str()).collect();
-    let time = super::time::read_time(q, mem.now_ms());
+    let mut time = super::time::read_time(q, mem.now_ms());
+    let ahead = time.window.filter(|w| w.0 > mem.now_ms());
+    if ahead.is_some() {
+        time.window = None;
+    }
     // A question that names a time is answered from inside it: the words that name or frame
     // the time ("what happened", "last", "Tuesday") would only match other days' text.
-    let names_time = time.window.is_some() || time.note.is_some();
+    let names_time = time.window.is_some() || ahead.is_some() || time.note.is_some();
     let mut dense = without_names(q, &surfaces);
     if names_time {
         dense = without_time_words(&dense);
@@ -77,7 +86,9 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     if names_time {
         words.retain(|w| !frames_time(w));
     }
-    let time_only = names_time && words.is_empty() && entities.is_empty();
+    // A time ahead is asked about through what was said of it, ranked, not listed from the
+    // tree (nothing lies inside it).
+    let time_only = names_time && ahead.is_none() && words.is_empty() && entities.is_empty();
     let mut lexical = if words.is_empty() && !names_time { q.to_string() } else { words.join(" ") };
     if about {
         // What answers "who is X" says who X is: "who's who", "X, who leads…".
@@ -100,6 +111,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         lexical,
         dense,
         window: time.window,
+        ahead,
         time_note: time.note,
         time_only,
         asks_assistant: intent::asks_for_assistant(q),

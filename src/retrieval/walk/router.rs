@@ -127,6 +127,9 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
 struct TimeExplain {
     /// The window the walk was bounded by (the question's, within `time_window_days`).
     window: Option<(i64, i64)>,
+    /// The question's window when it lies ahead: no bound, the leaves that speak of it rank
+    /// first (`QueryAnalysis::ahead`).
+    ahead: Option<(i64, i64)>,
     time_only: bool,
     notes: Vec<String>,
     /// The question's window and `time_window_days` do not overlap.
@@ -140,7 +143,7 @@ impl TimeExplain {
         if disjoint {
             notes.push("the question's time and `time_window_days` do not overlap: nothing can lie in both".into());
         }
-        TimeExplain { window: qa.window.and(flt.window_ms), time_only: qa.time_only, notes, disjoint }
+        TimeExplain { window: qa.window.and(flt.window_ms), ahead: qa.ahead, time_only: qa.time_only, notes, disjoint }
     }
 
     /// `r` with the time explained, when the question named one.
@@ -158,8 +161,17 @@ impl TimeExplain {
                 crate::retrieval::rfc3339(b)
             ));
         }
+        let span = |(a, b): (i64, i64)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)];
+        // How the window was used: a bound (`filter`: what lies inside it, or speaks of it
+        // when told later), or, for a time ahead, a preference for what speaks of it (`ahead`).
+        let used = match (self.window, self.ahead) {
+            (Some(_), _) => Some("filter"),
+            (None, Some(_)) => Some("ahead"),
+            (None, None) => None,
+        };
         let time = json!({
-            "time_window": self.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
+            "time_window": self.window.or(self.ahead).map(span),
+            "window_use": used,
             "time_only": self.time_only,
             "notes": self.notes,
         });

@@ -24,7 +24,7 @@ use crate::retrieval::rerank::{Fusion, min_max, min_max_at_least, min_max_map};
 use crate::store::{BatchReads, NodeBrief, NodeReads};
 use crate::types::{NodeId, TreeId};
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// A window that holds at most this many leaves is searched densely inside it (each leaf's
 /// cosine read): the store-wide dense top would mostly lie outside a narrow window. A wider
@@ -108,7 +108,7 @@ pub fn score_leaves(
 ) -> Result<Vec<Scored>> {
     let g = gather(mem, searcher, qa, flt, params, extra)?;
     let raw = raw_signals(&g.parts, params, g.has_dense);
-    Ok(fuse(qa, params, g.ctx.rows, g.ctx.next, &raw, &g.parent_score, g.has_dense))
+    Ok(fuse(qa, params, g, &raw))
 }
 
 /// The candidates [`score_leaves`] would score, each with its signals before normalisation
@@ -128,7 +128,7 @@ pub fn candidate_signals(
     let rows = g.ctx.rows.into_iter().zip(g.ctx.next).zip(g.parts);
     let rows = rows
         .map(|((n, next), p)| {
-            let (speaker, in_window) = boosts(qa, &n);
+            let (speaker, in_window, ahead) = boosts(qa, &n, &g.speaks_of);
             CandidateSignals {
                 parent: n.parent_id.as_ref().and_then(|id| g.parent_score.get(id)).copied().unwrap_or(0.0),
                 session: n.parent_id,
@@ -141,6 +141,7 @@ pub fn candidate_signals(
                 pending: p.pending,
                 speaker,
                 in_window,
+                ahead,
                 assistant: n.assistant,
                 instruction: n.instruction,
                 node_id: n.node_id,
@@ -182,6 +183,9 @@ pub struct CandidateSignals {
     pub speaker: bool,
     /// Inside the time window the question names.
     pub in_window: bool,
+    /// Speaks of the time ahead the question names (`QueryAnalysis::ahead`).
+    #[serde(default)]
+    pub ahead: bool,
     /// The host assistant's own message.
     pub assistant: bool,
     /// Holds a standing instruction.
@@ -194,6 +198,9 @@ struct Gathered {
     parts: Vec<Parts>,
     parent_score: HashMap<NodeId, f64>,
     has_dense: bool,
+    /// For a question about a time ahead (`QueryAnalysis::ahead`): the candidates that speak
+    /// of that time.
+    speaks_of: HashSet<NodeId>,
 }
 
 /// One row's signals before they are combined.
@@ -251,7 +258,8 @@ fn gather(
     let sum_hits = searcher.bm25_top(&qa.lexical, &summaries, SUMMARY_CANDIDATES)?;
     let parent_score = min_max_map(&sum_hits.into_iter().map(|(id, s)| (id, f64::from(s))).collect());
     let parts = parts(&ctx, &bm25, dense);
-    Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some() })
+    let speaks_of = speaks_of_ahead(mem, qa, &ctx.rows)?;
+    Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some(), speaks_of })
 }
 
 /// The candidates: the BM25 top `candidates` leaves, `extra`, and the dense top `candidates`
@@ -340,6 +348,21 @@ fn told_later(
         }
     }
     Ok(out)
+}
+
+/// For a question about a time ahead: the rows whose text speaks of a time inside it, read
+/// from each leaf's own date ("next Saturday" said on a Monday). None otherwise: a window
+/// that bounds the walk holds every candidate already.
+fn speaks_of_ahead(mem: &MemoryReader, qa: &QueryAnalysis, rows: &[NodeBrief]) -> Result<HashSet<NodeId>> {
+    let Some(window) = qa.ahead else { return Ok(HashSet::new()) };
+    let ids: Vec<NodeId> = rows.iter().map(|n| n.node_id.clone()).collect();
+    Ok(mem
+        .store()
+        .nodes(&ids)?
+        .into_iter()
+        .filter(|n| mentions_time_within(&n.content, n.time_start_ms, window))
+        .map(|n| n.node_id)
+        .collect())
 }
 
 /// The rows of the candidates that are leaves passing `flt`, and the neighbours that give
@@ -455,34 +478,30 @@ fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
     Raw { lexical, dense }
 }
 
-/// Whether `n` is written by a person the question names, and whether it lies inside the
-/// time window the question names.
-fn boosts(qa: &QueryAnalysis, n: &NodeBrief) -> (bool, bool) {
+/// Whether `n` is written by a person the question names, whether it lies inside the time
+/// window the question names, and whether it speaks of the time ahead the question names
+/// (`speaks_of`).
+fn boosts(qa: &QueryAnalysis, n: &NodeBrief, speaks_of: &HashSet<NodeId>) -> (bool, bool, bool) {
     let speaker = n.author.as_ref().is_some_and(|a| qa.people.iter().any(|x| x.eq_ignore_ascii_case(a)));
     // Every candidate of a question that names a time lies in its window or speaks of it
-    // (`told_later`): the boost is the same for all of them, kept for the dumps' replay.
+    // (`told_later`): the boost is the same for all of them, kept for the dumps' replay. A
+    // time ahead bounds nothing: the leaves that speak of it get their own boost.
     let in_window = qa.window.is_some();
-    (speaker, in_window)
+    let ahead = qa.ahead.is_some() && speaks_of.contains(&n.node_id);
+    (speaker, in_window, ahead)
 }
 
 /// The fused score of every row: the normalised lexical and dense signals fused at the
 /// `dense` share, + `parent` × the parent summary's normalised BM25, + the speaker and
 /// time-window boosts. Best first, ties by id.
-fn fuse(
-    qa: &QueryAnalysis,
-    params: &WalkParams,
-    rows: Vec<NodeBrief>,
-    next: Vec<Option<NodeId>>,
-    raw: &Raw,
-    parent_score: &HashMap<NodeId, f64>,
-    has_dense: bool,
-) -> Vec<Scored> {
+fn fuse(qa: &QueryAnalysis, params: &WalkParams, g: Gathered, raw: &Raw) -> Vec<Scored> {
+    let Gathered { ctx: Context { rows, next, .. }, parent_score, has_dense, speaks_of, .. } = g;
     let boosts: Vec<Boosts> = rows
         .iter()
         .map(|n| {
-            let (speaker, in_window) = boosts(qa, n);
+            let (speaker, in_window, ahead) = boosts(qa, n, &speaks_of);
             let parent = n.parent_id.as_ref().and_then(|p| parent_score.get(p)).copied().unwrap_or(0.0);
-            Boosts { parent, speaker, in_window, assistant: n.assistant, instruction: n.instruction }
+            Boosts { parent, speaker, in_window, ahead, assistant: n.assistant, instruction: n.instruction }
         })
         .collect();
     let fused = fused_scores(raw, &boosts, params, qa.asks_assistant, has_dense);
@@ -543,6 +562,7 @@ struct Boosts {
     parent: f64,
     speaker: bool,
     in_window: bool,
+    ahead: bool,
     assistant: bool,
     instruction: bool,
 }
@@ -553,6 +573,7 @@ fn boosted(base: f64, b: &Boosts, params: &WalkParams, assistant: f64) -> f64 {
     base + params.parent * b.parent
         + if b.speaker { params.speaker } else { 0.0 }
         + if b.in_window { params.time_boost } else { 0.0 }
+        + if b.ahead { params.ahead_boost } else { 0.0 }
         + if b.assistant { assistant } else { 0.0 }
         + if b.instruction { params.instruction } else { 0.0 }
 }
@@ -581,6 +602,7 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
             parent: r.parent,
             speaker: r.speaker,
             in_window: r.in_window,
+            ahead: r.ahead,
             assistant: r.assistant,
             instruction: r.instruction,
         })

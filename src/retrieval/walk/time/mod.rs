@@ -102,7 +102,7 @@ pub fn read_time(question: &str, anchor_ms: i64) -> TimeReading {
     }
     let future = (read.window.0 > anchor_ms).then(|| {
         format!(
-            "the window starts after now ({}): only content dated in the future can lie in it",
+            "the window starts after now ({}): a time ahead bounds nothing; what was said about it ranks first",
             crate::retrieval::rfc3339(anchor_ms)
         )
     });
@@ -278,6 +278,9 @@ mod tests {
             "what aspect of autumn does Andrew like",
             "is 2023-13-45 a date",
             "room 2022 is booked",
+            // A habit names no one day.
+            "what do I do on Tuesdays and Thursdays",
+            "I go swimming on saturdays",
         ] {
             assert_eq!(time_window(q, now), None, "{q}");
         }

@@ -58,8 +58,9 @@ pub(super) fn at(t: &[Tok], i: usize, today: NaiveDate, anchor_ms: i64) -> Optio
         (Some("yesterday"), _) | (Some("last"), Some("night")) => return calendar::day(shift(-1)?),
         (Some("tomorrow"), _) => return calendar::day(shift(1)?),
         (Some("on"), Some(d)) => {
-            // "on Friday": the latest Friday up to today.
-            let day = calendar::weekday_named(d)?;
+            // "on Friday": the latest Friday up to today. "On Fridays" is a habit, no one day:
+            // asked about what is done then, not what was said on the last of them.
+            let day = calendar::weekday_named(d).filter(|_| !d.ends_with('s'))?;
             let back = (7 + today.weekday().num_days_from_monday() - day.num_days_from_monday()) % 7;
             return calendar::day(shift(-i64::from(back))?);
         }
