@@ -33,7 +33,7 @@ import numpy as np
 
 # WalkParams::default() (src/retrieval/walk/params.rs): the replay must use the same.
 DEFAULT = dict(window=1.0, dense=0.65, dense_window=0.5, dense_parent=0.5, parent=0.15, speaker=0.3,
-               time_boost=0.2, ahead_boost=1.0, assistant=-0.3, asked_assistant=0.0, instruction=0.2)
+               time_boost=0.2, speaks_of_boost=1.0, assistant=-0.3, asked_assistant=0.0, instruction=0.2)
 # WalkParams::for_history (params.rs): the weights an order or summary question is scored with.
 HISTORY = dict(window=0.0, parent=0.3, dense_parent=2.0)
 NEIGHBOUR_SHARE = 0.5  # score.rs
@@ -45,7 +45,7 @@ GRID = dict(window=[0, 0.25, 0.5, 0.75, 1, 1.5, 2], dense=[0.4, 0.5, 0.55, 0.6, 
             instruction=[0, 0.1, 0.15, 0.2, 0.25, 0.3])
 KS = (5, 10, 25)
 COLS = ["bm25", "neighbours_bm25", "cosine", "neighbours_cosine", "session_cosine", "parent", "speaker",
-        "in_window", "assistant", "instruction", "ahead"]
+        "in_window", "assistant", "instruction", "speaks_of"]
 
 
 def min_max(x):
@@ -85,7 +85,7 @@ class Question:
             s = (1 - p["dense"]) * s + p["dense"] * min_max(den)
         a = p["asked_assistant"] if self.asks_assistant else p["assistant"]
         return s + p["parent"] * A[:, 5] + p["speaker"] * A[:, 6] + p["time_boost"] * A[:, 7] + a * A[:, 8] \
-            + p["instruction"] * A[:, 9] + p["ahead_boost"] * A[:, 10]
+            + p["instruction"] * A[:, 9] + p["speaks_of_boost"] * A[:, 10]
 
     def history(self):
         return self.order or self.summary

@@ -1,8 +1,8 @@
 //! Dates as a user means them, through the binary: `--now` sets the engine's clock for
 //! `tool` and for the MCP server, a relative question's window follows it (walk's
 //! `explain.time_window`) and bounds the answer; a question about a time and nothing else is
-//! answered from the tree; a date that is not one, a reversed range and a window after now
-//! are said in `explain`; a bad `--now` is a usage error; the README's demo question is
+//! answered from the tree; a date that is not one, a reversed range, a window after now and
+//! one that holds nothing are said in `explain`; a bad `--now` is a usage error; the README's demo question is
 //! answered; the recall harness asks its time-question set. Runs without the dense model.
 
 use crate::mcp_client;
@@ -90,10 +90,16 @@ fn a_window_bounds_the_answer_and_an_empty_window_says_so() {
         serde_json::json!(["2023-04-01T00:00:00.000Z", "2023-04-30T23:59:59.999Z"])
     );
     assert_eq!(out["explain"]["time_only"], false);
-    // Nothing inside: no hit from other dates, and the response says why.
+    // Nothing inside: the window bounds nothing (a question's date is often not when the
+    // thing was said), what speaks of it would come first, and the response says so.
     let out = ask(&store, "2023-05-10", "which deploy failed in March 2023?", 10);
+    assert_eq!(contents(&out).len(), 2, "{out}");
+    assert_eq!(out["explain"]["window_use"], "nothing_inside", "{out}");
+    assert!(notes(&out).contains("nothing lies inside the window 2023-03-01"), "{out}");
+    assert!(notes(&out).contains("answered from all dates"), "{out}");
+    // A question about that time and nothing else still has nothing to answer from.
+    let out = ask(&store, "2023-05-10", "what happened in March 2023?", 10);
     assert_eq!(out["hits"], serde_json::json!([]));
-    assert_eq!(out["total"], 0);
     assert!(notes(&out).contains("nothing lies inside the window 2023-03-01"), "{out}");
     // `time_window_days` and the question's window together: both bound it.
     let call = serde_json::json!({"mode": "walk", "query": "which deploy failed in April?", "time_window_days": 3});

@@ -37,11 +37,11 @@ pub struct WalkParams {
     pub dense: f64,
     /// Boost for a leaf inside the time window the question names.
     pub time_boost: f64,
-    /// Boost for a leaf that speaks of the time ahead a question names ("next Saturday"):
-    /// such a window bounds nothing (nothing lies in it yet), so what was said about that
-    /// time is preferred instead; as large as the fused signals' whole range, so those
+    /// Boost for a leaf that speaks of the time a question names when that window bounds
+    /// nothing (it lies ahead, "next Saturday", or nothing lies in it): what was said about
+    /// that time is preferred instead; as large as the fused signals' whole range, so those
     /// leaves come first unless the words and meaning barely touch them.
-    pub ahead_boost: f64,
+    pub speaks_of_boost: f64,
     /// Added to the score of the host assistant's own messages (`Role::Assistant`): in a
     /// user–assistant chat the evidence is mostly what the user said (plans, dates,
     /// preferences); the assistant's answers restate it at length.
@@ -82,7 +82,7 @@ impl Default for WalkParams {
             speaker: 0.3,
             dense: 0.65,
             time_boost: 0.2,
-            ahead_boost: 1.0,
+            speaks_of_boost: 1.0,
             assistant: -0.3,
             asked_assistant: 0.0,
             // Leave-one-conversation-out on BEAM dev over 0 … 0.5 picked 0.2 in all ten folds

@@ -25,11 +25,12 @@ pub struct QueryAnalysis {
     /// A time window the question names ("last week", "in May 2023"), epoch ms: the answer
     /// lies inside it (SPEC §5.1).
     pub window: Option<(i64, i64)>,
-    /// A window the question names that lies after now ("next Saturday", "next month"): what
-    /// is asked is what was said about that time (a plan, an arrangement), not what was said
-    /// inside it, which nothing can be yet. So it bounds nothing (`window` is `None`), and the
-    /// leaves that speak of it rank first (`score.rs`).
-    pub ahead: Option<(i64, i64)>,
+    /// A window the question names that bounds nothing (`window` is then `None`), and whose
+    /// time the leaves that speak of it are preferred for (`score.rs`): one that lies after
+    /// now ("next Saturday", "next month": what is asked is what was said about that time, a
+    /// plan, an arrangement, since nothing can be said inside it yet), or one inside which
+    /// nothing lies (`router.rs`: the walk is asked again without the bound).
+    pub soft_window: Option<(i64, i64)>,
     /// How the time was read when not as written (an impossible date, a reversed range, a
     /// window after now): said in the response's `explain`.
     pub time_note: Option<String>,
@@ -111,7 +112,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         lexical,
         dense,
         window: time.window,
-        ahead,
+        soft_window: ahead,
         time_note: time.note,
         time_only,
         asks_assistant: intent::asks_for_assistant(q),

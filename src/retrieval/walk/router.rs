@@ -76,7 +76,7 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     // One searcher, one commit of the index, for every index read of the walk: the route's
     // posting lists, the scorer's BM25, the snippets' term weights.
     let searcher = mem.index().searcher();
-    let (qa, flt, route) = prepare(mem, &searcher, args, scope)?;
+    let (mut qa, mut flt, mut route) = prepare(mem, &searcher, args, scope)?;
     let mut time = TimeExplain::new(&qa, &flt);
     if time.disjoint {
         return Ok(time.attach(QueryResponse::new(Vec::new(), 0)));
@@ -92,7 +92,24 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     // A question about a history weighs each leaf by its session (`history.rs`).
     let history = qa.asks_order || qa.asks_summary;
     let params = if history { args.params.for_history() } else { args.params };
-    let scored = score_leaves(mem, &searcher, &qa, &flt, &params, &route.local)?;
+    let mut scored = score_leaves(mem, &searcher, &qa, &flt, &params, &route.local)?;
+    // A question with a topic whose window holds nothing to answer from, neither said inside
+    // it nor speaking of it later: the window then bounds nothing, and what speaks of its time
+    // ranks first (a date the question gets from elsewhere than when things were said, "in
+    // December" of a plan made in November). Said in `explain`. `time_window_days` is the
+    // caller's own bound and stays one.
+    if scored.is_empty()
+        && let Some((a, b)) = soften(mem, &searcher, args, &mut qa, &mut flt, &mut route)?
+    {
+        time = TimeExplain::new(&qa, &flt);
+        time.nothing_inside = true;
+        time.notes.push(format!(
+            "nothing lies inside the window {} to {}: answered from all dates, what speaks of that time first",
+            crate::retrieval::rfc3339(a),
+            crate::retrieval::rfc3339(b)
+        ));
+        scored = score_leaves(mem, &searcher, &qa, &flt, &params, &route.local)?;
+    }
     let coverage = Coverage::new(mem, &qa.entities);
     let mut ranked = rank(route.branch, scored, &route.local, args.limit, args.params.ordering, &coverage)?;
     if history {
@@ -127,9 +144,11 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
 struct TimeExplain {
     /// The window the walk was bounded by (the question's, within `time_window_days`).
     window: Option<(i64, i64)>,
-    /// The question's window when it lies ahead: no bound, the leaves that speak of it rank
-    /// first (`QueryAnalysis::ahead`).
-    ahead: Option<(i64, i64)>,
+    /// The question's window when it bounds nothing (it lies ahead, or nothing lies in it):
+    /// the leaves that speak of it rank first (`QueryAnalysis::soft_window`).
+    soft: Option<(i64, i64)>,
+    /// `soft` because nothing lay inside the window (not because it lies ahead).
+    nothing_inside: bool,
     time_only: bool,
     notes: Vec<String>,
     /// The question's window and `time_window_days` do not overlap.
@@ -143,7 +162,14 @@ impl TimeExplain {
         if disjoint {
             notes.push("the question's time and `time_window_days` do not overlap: nothing can lie in both".into());
         }
-        TimeExplain { window: qa.window.and(flt.window_ms), ahead: qa.ahead, time_only: qa.time_only, notes, disjoint }
+        TimeExplain {
+            window: qa.window.and(flt.window_ms),
+            soft: qa.soft_window,
+            nothing_inside: false,
+            time_only: qa.time_only,
+            notes,
+            disjoint,
+        }
     }
 
     /// `r` with the time explained, when the question named one.
@@ -163,14 +189,16 @@ impl TimeExplain {
         }
         let span = |(a, b): (i64, i64)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)];
         // How the window was used: a bound (`filter`: what lies inside it, or speaks of it
-        // when told later), or, for a time ahead, a preference for what speaks of it (`ahead`).
-        let used = match (self.window, self.ahead) {
+        // when told later), or a preference for what speaks of it, because it lies ahead
+        // (`ahead`) or nothing lay inside it (`nothing_inside`).
+        let used = match (self.window, self.soft) {
             (Some(_), _) => Some("filter"),
+            (None, Some(_)) if self.nothing_inside => Some("nothing_inside"),
             (None, Some(_)) => Some("ahead"),
             (None, None) => None,
         };
         let time = json!({
-            "time_window": self.window.or(self.ahead).map(span),
+            "time_window": self.window.or(self.soft).map(span),
             "window_use": used,
             "time_only": self.time_only,
             "notes": self.notes,
@@ -268,6 +296,27 @@ fn timeline_response(
     Ok(QueryResponse::new(hits, total))
 }
 
+/// The question's window made soft (`QueryAnalysis::soft_window`) after it held nothing to
+/// answer from: no bound, the route found again without it. Returns the window, or `None`
+/// (and changes nothing) when there was none or `time_window_days` bounds the walk too.
+fn soften(
+    mem: &MemoryReader,
+    searcher: &IndexSearcher,
+    args: &WalkArgs,
+    qa: &mut QueryAnalysis,
+    flt: &mut SearchFilter,
+    route: &mut Route,
+) -> Result<Option<(i64, i64)>> {
+    if args.time_window_days.is_some() {
+        return Ok(None);
+    }
+    let Some(w) = qa.window.take() else { return Ok(None) };
+    qa.soft_window = Some(w);
+    flt.window_ms = None;
+    *route = self::route(mem, searcher, qa, flt, args)?;
+    Ok(Some(w))
+}
+
 /// What a walk scores for `args.query`, before any weight is applied: the question's
 /// reading and every candidate's signals (`score.rs`). The recall harness writes it
 /// (`--candidates`): with it, other weights can be tried offline on what walk saw, and the
@@ -292,8 +341,13 @@ pub struct WalkCandidates {
 /// The candidates [`walk`] would score for `args`, with their signals.
 pub fn walk_candidates(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<WalkCandidates> {
     let searcher = mem.index().searcher();
-    let (qa, flt, route) = prepare(mem, &searcher, args, scope)?;
-    let (rows, dense) = candidate_signals(mem, &searcher, &qa, &flt, &args.params, &route.local)?;
+    let (mut qa, mut flt, mut route) = prepare(mem, &searcher, args, scope)?;
+    let (mut rows, mut dense) = candidate_signals(mem, &searcher, &qa, &flt, &args.params, &route.local)?;
+    // As `walk` does when the window holds nothing (a time-only question is answered from the
+    // tree, not scored: its candidates are none either way).
+    if rows.is_empty() && !qa.time_only && soften(mem, &searcher, args, &mut qa, &mut flt, &mut route)?.is_some() {
+        (rows, dense) = candidate_signals(mem, &searcher, &qa, &flt, &args.params, &route.local)?;
+    }
     Ok(WalkCandidates {
         branch: route.branch,
         asks_assistant: qa.asks_assistant,

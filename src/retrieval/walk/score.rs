@@ -128,7 +128,7 @@ pub fn candidate_signals(
     let rows = g.ctx.rows.into_iter().zip(g.ctx.next).zip(g.parts);
     let rows = rows
         .map(|((n, next), p)| {
-            let (speaker, in_window, ahead) = boosts(qa, &n, &g.speaks_of);
+            let (speaker, in_window, speaks_of) = boosts(qa, &n, &g.speaks_of);
             CandidateSignals {
                 parent: n.parent_id.as_ref().and_then(|id| g.parent_score.get(id)).copied().unwrap_or(0.0),
                 session: n.parent_id,
@@ -141,7 +141,7 @@ pub fn candidate_signals(
                 pending: p.pending,
                 speaker,
                 in_window,
-                ahead,
+                speaks_of,
                 assistant: n.assistant,
                 instruction: n.instruction,
                 node_id: n.node_id,
@@ -183,9 +183,10 @@ pub struct CandidateSignals {
     pub speaker: bool,
     /// Inside the time window the question names.
     pub in_window: bool,
-    /// Speaks of the time ahead the question names (`QueryAnalysis::ahead`).
+    /// Speaks of the time the question names when that window bounds nothing
+    /// (`QueryAnalysis::soft_window`).
     #[serde(default)]
-    pub ahead: bool,
+    pub speaks_of: bool,
     /// The host assistant's own message.
     pub assistant: bool,
     /// Holds a standing instruction.
@@ -198,8 +199,8 @@ struct Gathered {
     parts: Vec<Parts>,
     parent_score: HashMap<NodeId, f64>,
     has_dense: bool,
-    /// For a question about a time ahead (`QueryAnalysis::ahead`): the candidates that speak
-    /// of that time.
+    /// For a window that bounds nothing (`QueryAnalysis::soft_window`): the candidates that
+    /// speak of that time.
     speaks_of: HashSet<NodeId>,
 }
 
@@ -258,7 +259,7 @@ fn gather(
     let sum_hits = searcher.bm25_top(&qa.lexical, &summaries, SUMMARY_CANDIDATES)?;
     let parent_score = min_max_map(&sum_hits.into_iter().map(|(id, s)| (id, f64::from(s))).collect());
     let parts = parts(&ctx, &bm25, dense);
-    let speaks_of = speaks_of_ahead(mem, qa, &ctx.rows)?;
+    let speaks_of = speaking_of(mem, qa, &ctx.rows)?;
     Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some(), speaks_of })
 }
 
@@ -350,11 +351,12 @@ fn told_later(
     Ok(out)
 }
 
-/// For a question about a time ahead: the rows whose text speaks of a time inside it, read
-/// from each leaf's own date ("next Saturday" said on a Monday). None otherwise: a window
-/// that bounds the walk holds every candidate already.
-fn speaks_of_ahead(mem: &MemoryReader, qa: &QueryAnalysis, rows: &[NodeBrief]) -> Result<HashSet<NodeId>> {
-    let Some(window) = qa.ahead else { return Ok(HashSet::new()) };
+/// For a window that bounds nothing (`QueryAnalysis::soft_window`: it lies ahead, or nothing
+/// lies in it): the rows whose text speaks of a time inside it, read from each leaf's own
+/// date ("next Saturday" said on a Monday). None otherwise: a window that bounds the walk
+/// holds every candidate already.
+fn speaking_of(mem: &MemoryReader, qa: &QueryAnalysis, rows: &[NodeBrief]) -> Result<HashSet<NodeId>> {
+    let Some(window) = qa.soft_window else { return Ok(HashSet::new()) };
     let ids: Vec<NodeId> = rows.iter().map(|n| n.node_id.clone()).collect();
     Ok(mem
         .store()
@@ -479,16 +481,16 @@ fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
 }
 
 /// Whether `n` is written by a person the question names, whether it lies inside the time
-/// window the question names, and whether it speaks of the time ahead the question names
-/// (`speaks_of`).
+/// window the question names, and whether it speaks of the time of a window that bounds
+/// nothing (`speaks_of`).
 fn boosts(qa: &QueryAnalysis, n: &NodeBrief, speaks_of: &HashSet<NodeId>) -> (bool, bool, bool) {
     let speaker = n.author.as_ref().is_some_and(|a| qa.people.iter().any(|x| x.eq_ignore_ascii_case(a)));
     // Every candidate of a question that names a time lies in its window or speaks of it
     // (`told_later`): the boost is the same for all of them, kept for the dumps' replay. A
-    // time ahead bounds nothing: the leaves that speak of it get their own boost.
+    // soft window bounds nothing: the leaves that speak of it get their own boost.
     let in_window = qa.window.is_some();
-    let ahead = qa.ahead.is_some() && speaks_of.contains(&n.node_id);
-    (speaker, in_window, ahead)
+    let spoken = qa.soft_window.is_some() && speaks_of.contains(&n.node_id);
+    (speaker, in_window, spoken)
 }
 
 /// The fused score of every row: the normalised lexical and dense signals fused at the
@@ -499,9 +501,9 @@ fn fuse(qa: &QueryAnalysis, params: &WalkParams, g: Gathered, raw: &Raw) -> Vec<
     let boosts: Vec<Boosts> = rows
         .iter()
         .map(|n| {
-            let (speaker, in_window, ahead) = boosts(qa, n, &speaks_of);
+            let (speaker, in_window, spoken) = boosts(qa, n, &speaks_of);
             let parent = n.parent_id.as_ref().and_then(|p| parent_score.get(p)).copied().unwrap_or(0.0);
-            Boosts { parent, speaker, in_window, ahead, assistant: n.assistant, instruction: n.instruction }
+            Boosts { parent, speaker, in_window, speaks_of: spoken, assistant: n.assistant, instruction: n.instruction }
         })
         .collect();
     let fused = fused_scores(raw, &boosts, params, qa.asks_assistant, has_dense);
@@ -562,7 +564,7 @@ struct Boosts {
     parent: f64,
     speaker: bool,
     in_window: bool,
-    ahead: bool,
+    speaks_of: bool,
     assistant: bool,
     instruction: bool,
 }
@@ -573,7 +575,7 @@ fn boosted(base: f64, b: &Boosts, params: &WalkParams, assistant: f64) -> f64 {
     base + params.parent * b.parent
         + if b.speaker { params.speaker } else { 0.0 }
         + if b.in_window { params.time_boost } else { 0.0 }
-        + if b.ahead { params.ahead_boost } else { 0.0 }
+        + if b.speaks_of { params.speaks_of_boost } else { 0.0 }
         + if b.assistant { assistant } else { 0.0 }
         + if b.instruction { params.instruction } else { 0.0 }
 }
@@ -602,7 +604,7 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
             parent: r.parent,
             speaker: r.speaker,
             in_window: r.in_window,
-            ahead: r.ahead,
+            speaks_of: r.speaks_of,
             assistant: r.assistant,
             instruction: r.instruction,
         })
