@@ -234,7 +234,7 @@ fn gather(
     };
     let dense = held.as_ref().map(|(q, d)| DenseQuery { q: q.as_slice(), vectors: d.vectors() });
     let (mut cand, mut bm25) = first_stage(searcher, qa, flt, params, extra, dense)?;
-    let later = told_later(mem, searcher, qa, flt, params, dense)?;
+    let later = told_outside(mem, searcher, qa, flt, params, dense)?;
     for (id, s) in &later {
         cand.insert(id.clone());
         bm25.entry(id.clone()).or_insert(*s);
@@ -309,12 +309,14 @@ fn first_stage(
     Ok((cand, bm25))
 }
 
-/// For a question that names a time: the leaves written after it that speak of it (the
-/// dinner of 3 May told on 4 May as "yesterday"), among the store-wide BM25 and dense tops,
-/// with their BM25. A question asks about when things happened as often as about when they
-/// were said (LoCoMo's dated questions: 35 of 183 have their evidence told later); such a
-/// leaf counts as inside the window (`mentions_time_within`, read from the leaf's own date).
-fn told_later(
+/// For a question that names a time: the leaves written outside it that speak of it (the
+/// dinner of 3 May told on 4 May as "yesterday", or planned on 28 April as "next
+/// Wednesday"), among the store-wide BM25 and dense tops, with their BM25. A question asks
+/// about when things happened as often as about when they were said (LoCoMo's dated
+/// questions: 35 of 183 have their evidence told later); such a leaf counts as inside the
+/// window (`mentions_time_within`, read from the leaf's own date). A window thus admits a
+/// leaf by when it was said or by the time it speaks of.
+fn told_outside(
     mem: &MemoryReader,
     searcher: &IndexSearcher,
     qa: &QueryAnalysis,
@@ -337,12 +339,10 @@ fn told_later(
     let ids: Vec<NodeId> = pool.keys().cloned().collect();
     let mut out = HashMap::new();
     for n in mem.store().nodes(&ids)? {
-        // Only what was said after the window began can speak of it in the past.
+        // Said before the window, a leaf speaks of it as a plan ("next week we fly to
+        // Lisbon"); after it, as a memory ("yesterday's dinner").
         let outside = n.time_end_ms < window.0 || n.time_start_ms > window.1;
-        if n.level == 0
-            && outside
-            && n.time_start_ms >= window.0
-            && mentions_time_within(&n.content, n.time_start_ms, window)
+        if n.level == 0 && outside && mentions_time_within(&n.content, n.time_start_ms, window)
         {
             let s = pool.get(&n.node_id).copied().unwrap_or(0.0);
             out.insert(n.node_id, s);
