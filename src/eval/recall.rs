@@ -99,6 +99,8 @@ struct Ranked {
     id: NodeId,
     snippet_tokens: Option<usize>,
     extra_tokens: usize,
+    /// `extra_tokens` when the summary is given as its headline (`RetrievalHit::snippet`).
+    extra_snippet_tokens: Option<usize>,
 }
 
 /// A system's answer to one question: the leaves in order, and whether they are in time
@@ -439,22 +441,26 @@ fn leaf_refs(mem: &MemoryReader) -> Result<(HashMap<NodeId, LeafRef>, i64)> {
 /// summary hit carrying evidence (a history answer's session) is its evidence leaves in
 /// their order, and only those: walk gives at most `limit` of them over the answer, so the
 /// credit never exceeds the slots; the summary's own text is charged to the budget with its
-/// first leaf. A summary hit without evidence takes one slot and is credited with nothing.
+/// first leaf (its headline, when it carries one, to the budget with snippets). A summary
+/// hit without evidence takes one slot and is credited with nothing.
 fn walk_leaves(mem: &MemoryReader, hits: Vec<crate::retrieval::RetrievalHit>) -> Result<Vec<Ranked>> {
-    let leaf = |h: &crate::retrieval::RetrievalHit, extra_tokens: usize| Ranked {
-        snippet_tokens: h.snippet.as_ref().map(|s| crate::config::approx_tokens(&s.text)),
+    let snippet =
+        |h: &crate::retrieval::RetrievalHit| h.snippet.as_ref().map(|s| crate::config::approx_tokens(&s.text));
+    let leaf = |h: &crate::retrieval::RetrievalHit, extra_tokens: usize, extra_snippet_tokens: Option<usize>| Ranked {
+        snippet_tokens: snippet(h),
         id: NodeId(h.node_id.clone()),
         extra_tokens,
+        extra_snippet_tokens,
     };
     let mut out = Vec::with_capacity(hits.len());
     for h in &hits {
         if h.evidence.is_empty() {
-            out.push(leaf(h, 0));
+            out.push(leaf(h, 0, None));
             continue;
         }
         let own = mem.store().node(&h.node_id)?.map_or(0, |n| n.tokens as usize);
         for (i, e) in h.evidence.iter().enumerate() {
-            out.push(leaf(e, if i == 0 { own } else { 0 }));
+            out.push(if i == 0 { leaf(e, own, snippet(h)) } else { leaf(e, 0, None) });
         }
     }
     Ok(out)
@@ -471,8 +477,11 @@ fn rank(
 ) -> Result<Option<Answer>> {
     use crate::index::{LevelFilter, SearchFilter};
     let leaves = SearchFilter { levels: LevelFilter::Leaves, ..SearchFilter::default() };
-    let whole =
-        |ids: Vec<NodeId>| ids.into_iter().map(|id| Ranked { id, snippet_tokens: None, extra_tokens: 0 }).collect();
+    let whole = |ids: Vec<NodeId>| {
+        ids.into_iter()
+            .map(|id| Ranked { id, snippet_tokens: None, extra_tokens: 0, extra_snippet_tokens: None })
+            .collect()
+    };
     Ok(Some(match sys {
         "walk" | "walk+rerank" => {
             let rerank = sys == "walk+rerank";
@@ -521,8 +530,12 @@ fn rank(
 fn costs(mem: &MemoryReader, leaves: &[Ranked]) -> Result<Vec<Cost>> {
     let mut cost = Vec::with_capacity(leaves.len());
     for r in leaves {
-        let whole = mem.store().node(r.id.as_str())?.map_or(0, |n| n.tokens as usize) + r.extra_tokens;
-        cost.push(Cost { whole, snippet: r.snippet_tokens.map(|t| t + r.extra_tokens) });
+        let own = mem.store().node(r.id.as_str())?.map_or(0, |n| n.tokens as usize);
+        // With snippets, the leaf costs its snippet and the summary charged with it its
+        // headline, each when it has one.
+        let snippet = (r.snippet_tokens.is_some() || r.extra_snippet_tokens.is_some())
+            .then(|| r.snippet_tokens.unwrap_or(own) + r.extra_snippet_tokens.unwrap_or(r.extra_tokens));
+        cost.push(Cost { whole: own + r.extra_tokens, snippet });
     }
     Ok(cost)
 }

@@ -37,8 +37,8 @@ impl SnippetQuery {
     ///
     /// The content is analysed once, whole, and each token counted in the passage its byte
     /// offset falls in: an analyser per passage cost ~30 ms over walk's 50 hits on BEAM.
-    fn choose(&self, searcher: &IndexSearcher, content: &str) -> Option<Snippet> {
-        let ps = passages(content, PassageLimits::default());
+    fn choose(&self, searcher: &IndexSearcher, content: &str, limits: PassageLimits) -> Option<Snippet> {
+        let ps = passages(content, limits);
         if ps.len() < 2 {
             return None;
         }
@@ -78,12 +78,36 @@ impl SnippetQuery {
 /// best matches `query`. Summaries get none. Reads nothing from the store: the content is
 /// in the hit.
 pub(crate) fn attach_snippets(searcher: &IndexSearcher, query: &str, hits: &mut [RetrievalHit]) -> Result<()> {
-    if !hits.iter().any(|h| h.node_kind == NodeKind::Leaf) {
+    attach_to(searcher, query, hits, NodeKind::Leaf, PassageLimits::default())
+}
+
+/// A headline's size: a few lines of a session, where a leaf's snippet is a passage (a
+/// session summary runs to a thousand tokens on BEAM, and its headline is context for the
+/// evidence leaves that come with it, not the answer).
+const HEADLINE: PassageLimits = PassageLimits { tokens: 50, chars: 400, min_tokens: 0 };
+
+/// Give each summary hit of `hits` longer than one passage its headline: the passage that
+/// best matches `query`. A history answer's session (`walk`) carries its evidence leaves
+/// whole or as their snippets; the session's own text is context, and a caller with a small
+/// budget needs its headline, not all of it.
+pub(crate) fn attach_headlines(searcher: &IndexSearcher, query: &str, hits: &mut [RetrievalHit]) -> Result<()> {
+    attach_to(searcher, query, hits, NodeKind::Summary, HEADLINE)
+}
+
+/// The best passage for `query` on each hit of `kind`.
+fn attach_to(
+    searcher: &IndexSearcher,
+    query: &str,
+    hits: &mut [RetrievalHit],
+    kind: NodeKind,
+    limits: PassageLimits,
+) -> Result<()> {
+    if !hits.iter().any(|h| h.node_kind == kind) {
         return Ok(());
     }
     let q = SnippetQuery::new(searcher, query)?;
-    for h in hits.iter_mut().filter(|h| h.node_kind == NodeKind::Leaf) {
-        h.snippet = q.choose(searcher, &h.content);
+    for h in hits.iter_mut().filter(|h| h.node_kind == kind) {
+        h.snippet = q.choose(searcher, &h.content, limits);
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ use crate::graph::related_pairs;
 use crate::index::{IndexSearcher, LevelFilter, NodeDoc, SearchFilter};
 use crate::reader::MemoryReader;
 use crate::retrieval::hit::{HitParts, QueryResponse, RetrievalHit, Scope};
-use crate::retrieval::snippet::attach_snippets;
+use crate::retrieval::snippet::{attach_headlines, attach_snippets};
 use crate::store::{NodeReads, NodeRow};
 use crate::types::{EntityId, NodeId};
 use serde::Serialize;
@@ -258,6 +258,7 @@ fn history_response(
         h.evidence = evidence;
         hits.push(h);
     }
+    attach_headlines(searcher, &qa.lexical, &mut hits)?;
     let mut r = QueryResponse::new(hits, total);
     r.explain = Some(json!({
         "history": if qa.asks_summary { "summary" } else { "order" },

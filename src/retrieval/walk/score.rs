@@ -342,8 +342,7 @@ fn told_outside(
         // Said before the window, a leaf speaks of it as a plan ("next week we fly to
         // Lisbon"); after it, as a memory ("yesterday's dinner").
         let outside = n.time_end_ms < window.0 || n.time_start_ms > window.1;
-        if n.level == 0 && outside && mentions_time_within(&n.content, n.time_start_ms, window)
-        {
+        if n.level == 0 && outside && mentions_time_within(&n.content, n.time_start_ms, window) {
             let s = pool.get(&n.node_id).copied().unwrap_or(0.0);
             out.insert(n.node_id, s);
         }
@@ -486,7 +485,7 @@ fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
 fn boosts(qa: &QueryAnalysis, n: &NodeBrief, speaks_of: &HashSet<NodeId>) -> (bool, bool, bool) {
     let speaker = n.author.as_ref().is_some_and(|a| qa.people.iter().any(|x| x.eq_ignore_ascii_case(a)));
     // Every candidate of a question that names a time lies in its window or speaks of it
-    // (`told_later`): the boost is the same for all of them, kept for the dumps' replay. A
+    // (`told_outside`): the boost is the same for all of them, kept for the dumps' replay. A
     // soft window bounds nothing: the leaves that speak of it get their own boost.
     let in_window = qa.window.is_some();
     let spoken = qa.soft_window.is_some() && speaks_of.contains(&n.node_id);
