@@ -499,3 +499,40 @@ fn bench_recall_refuses_a_missing_model() {
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert!(r.out.contains("| walk | overall |"), "{}", r.out);
 }
+
+/// A person asked about by name is the same person with or without the name's accents: the
+/// author boost lifts Miguel Ángel Fernández's own message first either way (a byte-wise
+/// comparison used to miss even the accented name's capital "Á").
+#[test]
+fn a_name_without_its_accents_asks_about_the_same_person() {
+    let (d, s) = store();
+    let chat = d.path().join("team.jsonl");
+    std::fs::write(
+        &chat,
+        r#"{"source_id": "chat:team", "author": "Miguel Ángel Fernández", "ts": "2023-05-08T09:00:00Z", "text": "I will review the budget for the Lisbon office on Friday."}
+{"source_id": "chat:team", "author": "Ana", "ts": "2023-05-08T09:01:00Z", "text": "Thanks Miguel Ángel Fernández, and Ben will book the Lisbon flights."}
+{"source_id": "chat:team", "author": "Ben", "ts": "2023-05-08T09:02:00Z", "text": "Lisbon flights booked, the budget looks fine to me."}
+{"source_id": "chat:team", "author": "Ana", "ts": "2023-05-09T09:02:00Z", "text": "Miguel Ángel Fernández met the Lisbon landlord about the budget."}
+"#,
+    )
+    .unwrap();
+    let r = memtree(&s, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()], None);
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    let order = |q: &str| -> Vec<(String, bool)> {
+        let call = json!({"mode": "walk", "query": q}).to_string();
+        let out = memtree(&s, &["tool", &call], None).json();
+        out["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| (h["content"].as_str().unwrap().to_string(), h["explain"]["signals"]["speaker"] == true))
+            .collect()
+    };
+    let accented = order("What did Miguel Ángel Fernández say about the Lisbon budget?");
+    let plain = order("What did miguel angel fernandez say about the Lisbon budget?");
+    assert!(accented[0].0.starts_with("Miguel Ángel Fernández: I will review"), "{accented:?}");
+    assert!(accented[0].1, "the author boost applies: {accented:?}");
+    let texts = |v: &[(String, bool)]| v.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>();
+    assert_eq!(texts(&plain), texts(&accented));
+    assert!(plain[0].1, "{plain:?}");
+}

@@ -13,7 +13,9 @@ use crate::types::{EntityId, EntityKind};
 pub struct QueryAnalysis {
     /// Canonical ids of the entities named, sorted.
     pub entities: Vec<EntityId>,
-    /// People among them (their leaves as author get a mild boost).
+    /// People among them (their leaves as author get a mild boost), lower case and without
+    /// diacritics (`score::person_key`): the name typed without accents, or with capitals a
+    /// byte-wise comparison misses ("Á"), is the same person.
     pub people: Vec<String>,
     /// The question without stop words and wh-words: what BM25 sees.
     pub lexical: String,
@@ -67,7 +69,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let people: Vec<String> = found
         .iter()
         .filter(|m| m.kind == EntityKind::Person && !about)
-        .map(|m| m.id.as_str().trim_start_matches("person:").to_string())
+        .map(|m| super::score::person_key(m.id.as_str().trim_start_matches("person:")))
         .collect();
     let surfaces: Vec<&str> =
         found.iter().filter(|m| m.kind == EntityKind::Person).map(|m| m.surface.as_str()).collect();

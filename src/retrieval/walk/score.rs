@@ -483,7 +483,11 @@ fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
 /// window the question names, and whether it speaks of the time of a window that bounds
 /// nothing (`speaks_of`).
 fn boosts(qa: &QueryAnalysis, n: &NodeBrief, speaks_of: &HashSet<NodeId>) -> (bool, bool, bool) {
-    let speaker = n.author.as_ref().is_some_and(|a| qa.people.iter().any(|x| x.eq_ignore_ascii_case(a)));
+    // `people` are folded (`QueryAnalysis::people`): "Fernandez" asks about "Fernández".
+    let speaker = n.author.as_ref().is_some_and(|a| {
+        let a = person_key(a);
+        qa.people.contains(&a)
+    });
     // Every candidate of a question that names a time lies in its window or speaks of it
     // (`told_outside`): the boost is the same for all of them, kept for the dumps' replay. A
     // soft window bounds nothing: the leaves that speak of it get their own boost.
@@ -613,6 +617,11 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
     let mut scored: Vec<(f64, &NodeId)> = fused.iter().zip(rows).map(|((s, _, _), r)| (*s, &r.node_id)).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored.into_iter().map(|(_, id)| id.clone()).collect()
+}
+
+/// A person's name as questions and authors are compared: lower case, without diacritics.
+pub(super) fn person_key(name: &str) -> String {
+    crate::entities::fold_diacritics(&name.to_lowercase())
 }
 
 /// Whether a row passes the filter's scope, source and window ([`SearchFilter::admits`]).
