@@ -32,7 +32,7 @@ import sys
 import numpy as np
 
 # WalkParams::default() (src/retrieval/walk/params.rs): the replay must use the same.
-DEFAULT = dict(window=1.0, dense=0.65, dense_window=0.5, dense_parent=0.5, parent=0.15, speaker=0.3,
+DEFAULT = dict(window=1.0, dense=0.65, flat_ratio=1.4, flat_dense=0.9, dense_window=0.5, dense_parent=0.5, parent=0.15, speaker=0.3,
                time_boost=0.2, speaks_of_boost=1.0, assistant=-0.3, asked_assistant=0.0, instruction=0.2)
 # WalkParams::for_history (params.rs): the weights an order or summary question is scored with.
 HISTORY = dict(window=0.0, parent=0.3, dense_parent=2.0)
@@ -53,6 +53,14 @@ def min_max(x):
     if hi > lo:
         return (x - lo) / (hi - lo)
     return np.ones_like(x) if hi > 0 else np.zeros_like(x)
+
+
+def flat(bm25, ratio):
+    """score.rs, lexically_flat: the words find nothing distinctive."""
+    b = np.sort(bm25[bm25 > 0])[::-1]
+    if len(b) < 5:
+        return False
+    return b[0] < ratio * b[:50].mean()
 
 
 class Question:
@@ -82,7 +90,8 @@ class Question:
         s = min_max(lex)
         if self.dense:
             den = A[:, 2] + p["dense_window"] * A[:, 3] + p["dense_parent"] * A[:, 4]
-            s = (1 - p["dense"]) * s + p["dense"] * min_max(den)
+            d = p["flat_dense"] if flat(A[:, 0], p["flat_ratio"]) else p["dense"]
+            s = (1 - d) * s + d * min_max(den)
         a = p["asked_assistant"] if self.asks_assistant else p["assistant"]
         return s + p["parent"] * A[:, 5] + p["speaker"] * A[:, 6] + p["time_boost"] * A[:, 7] + a * A[:, 8] \
             + p["instruction"] * A[:, 9] + p["speaks_of_boost"] * A[:, 10]

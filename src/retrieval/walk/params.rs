@@ -35,6 +35,11 @@ pub struct WalkParams {
     pub speaker: f64,
     /// Share of the dense signal in the fused score (0 = lexical only).
     pub dense: f64,
+    /// The question's words find nothing distinctive when their best match scores less than
+    /// this many times the mean of the best 50 (`score.rs`, `lexically_flat`)...
+    pub flat_ratio: f64,
+    /// ...and then the dense signal's share is this instead of `dense`: meaning leads.
+    pub flat_dense: f64,
     /// Boost for a leaf inside the time window the question names.
     pub time_boost: f64,
     /// Boost for a leaf that speaks of the time a question names when that window bounds
@@ -81,6 +86,11 @@ impl Default for WalkParams {
             parent: 0.15,
             speaker: 0.3,
             dense: 0.65,
+            // Leave-one-conversation-out over LoCoMo, BEAM and REALTALK dev together (22
+            // folds, 9 settings of the two): 1.4 and 0.9 in every fold (BENCHMARKS.md,
+            // "Three corpora").
+            flat_ratio: 1.4,
+            flat_dense: 0.9,
             time_boost: 0.2,
             speaks_of_boost: 1.0,
             assistant: -0.3,

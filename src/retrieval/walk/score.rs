@@ -89,6 +89,33 @@ struct Raw {
     lexical: Vec<f64>,
     /// Empty without the dense signal; `None` for a row without its vector yet.
     dense: Vec<Option<f64>>,
+    /// The words found nothing distinctive ([`lexically_flat`]): the dense signal leads.
+    flat: bool,
+}
+
+/// Fewer leaves than this matching the question's words: too few to tell a distinctive best
+/// match from a flat spread (and min-max already gives the dense signal the lead among the
+/// rest, which score 0).
+const FLAT_MIN_MATCHES: usize = 5;
+
+/// The first-stage lexical matches read for [`lexically_flat`]: the best BM25 compared with
+/// the mean of this many best.
+const FLAT_TOP: usize = 50;
+
+/// True when the question's words find nothing distinctive among `bm25` (the candidates' own
+/// scores): the best match scores less than `ratio` times the mean of the best
+/// [`FLAT_TOP`]. Words shared by many turns ("stressed", "project", "now") match a crowd
+/// evenly; a memory that answers a message by meaning shares none of them, and the lexical
+/// crowd would push it out (issue 36, item g).
+fn lexically_flat(bm25: impl Iterator<Item = f64>, ratio: f64) -> bool {
+    let mut b: Vec<f64> = bm25.filter(|s| *s > 0.0).collect();
+    if b.len() < FLAT_MIN_MATCHES {
+        return false;
+    }
+    b.sort_by(|x, y| y.total_cmp(x));
+    let top = &b[..b.len().min(FLAT_TOP)];
+    let mean = top.iter().sum::<f64>() / top.len() as f64;
+    top[0] < ratio * mean
 }
 
 /// Score leaves for `qa`: the first-stage candidates plus `extra` (e.g. a local branch's
@@ -476,7 +503,8 @@ fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
     } else {
         Vec::new()
     };
-    Raw { lexical, dense }
+    let flat = lexically_flat(parts.iter().map(|p| p.bm25), params.flat_ratio);
+    Raw { lexical, dense, flat }
 }
 
 /// Whether `n` is written by a person the question names, whether it lies inside the time
@@ -546,7 +574,7 @@ fn fused_scores(
     let scaled = min_max_at_least(&present, DENSE_RANGE_FLOOR);
     let mut scaled = scaled.into_iter();
     let densen: Vec<Option<f64>> = raw.dense.iter().map(|d| d.and_then(|_| scaled.next())).collect();
-    let fusion = Fusion::dense_share(params.dense);
+    let fusion = Fusion::dense_share(if raw.flat { params.flat_dense } else { params.dense });
     let assistant = if asks_assistant { params.asked_assistant } else { params.assistant };
     boosts
         .iter()
@@ -627,4 +655,23 @@ pub(super) fn person_key(name: &str) -> String {
 /// Whether a row passes the filter's scope, source and window ([`SearchFilter::admits`]).
 pub(super) fn passes(n: &NodeBrief, flt: &SearchFilter) -> bool {
     flt.admits(n.tree_id.scope(), n.time_start_ms, n.time_end_ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lexically_flat;
+
+    #[test]
+    fn words_that_match_a_crowd_evenly_are_flat() {
+        // One strong match above a crowd: distinctive.
+        let peaked = [9.0, 3.0, 2.5, 2.0, 2.0, 1.5, 1.0];
+        assert!(!lexically_flat(peaked.into_iter(), 1.4));
+        // Everyone matches about as well: nothing distinctive.
+        let even = [3.1, 3.0, 2.9, 2.9, 2.8, 2.7, 2.7];
+        assert!(lexically_flat(even.into_iter(), 1.4));
+        // Too few matches to tell (and zeros are no matches).
+        assert!(!lexically_flat([3.0, 3.0, 3.0, 0.0, 0.0, 0.0].into_iter(), 1.4));
+        // A ratio of 0 turns the rule off.
+        assert!(!lexically_flat(even.into_iter(), 0.0));
+    }
 }
