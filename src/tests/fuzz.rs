@@ -1683,11 +1683,14 @@ pub(crate) enum Imported {
     Documents(Vec<crate::Document>),
 }
 
+/// The import as `--strict` reads it: the first record that cannot be read (any warning) is
+/// the error, naming its file.
 pub(crate) fn import(format: Format, path: &Path) -> crate::Result<Imported> {
+    let strict = |(items, report): (Vec<Item>, crate::ReadReport)| report.strict(path).map(|()| items);
     Ok(match format {
-        Format::ChatJsonl => Imported::Items(read_chat_jsonl(path)?),
-        Format::Mbox => Imported::Items(read_mbox(path)?.0),
-        Format::Slack => Imported::Items(read_slack_export(path)?),
+        Format::ChatJsonl => Imported::Items(strict(read_chat_jsonl(path)?)?),
+        Format::Mbox => Imported::Items(strict(read_mbox(path)?)?),
+        Format::Slack => Imported::Items(strict(read_slack_export(path)?)?),
         Format::Locomo => Imported::Conversations(read_locomo(path)?),
         Format::Markdown => Imported::Documents(read_markdown_dir(path)?),
     })
