@@ -61,7 +61,7 @@ pub(super) fn parse(
     let Some(msg) = MessageParser::new().parse(&raw.bytes[..]) else {
         // No header at all (the message opens with a blank line): a body and nothing else.
         let body = String::from_utf8_lossy(&raw.bytes[header_end..]).trim().to_string();
-        let date_ms = fallback_date(&raw, None, "it has no header", prev_ms, notes)?;
+        let date_ms = fallback_date(&raw, None, NO_DATE_HEADER, prev_ms, notes)?;
         return Ok(Parsed {
             start: raw.start,
             message_id: None,
@@ -180,7 +180,7 @@ fn date(raw: &RawMessage, msg: &Message<'_>, prev_ms: Option<i64>, notes: &mut V
                 (Some(raw.line_at(h.offset_field as usize)), why)
             }
         },
-        None => (None, "no Date header".to_string()),
+        None => (None, NO_DATE_HEADER.to_string()),
     };
     let received = msg
         .root_part()
@@ -212,6 +212,11 @@ fn fallback_date(
     notes: &mut Vec<LineErr>,
 ) -> Result<i64, LineErr> {
     let (ms, from) = if let Some(ms) = separator_date(&raw.separator) {
+        // mbox's own date (the delivery time) for a message without `Date:` is how mbox has
+        // always been read: said only when a `Date:` was there and could not be read.
+        if why == NO_DATE_HEADER {
+            return Ok(ms);
+        }
         (ms, "its `From ` line's date")
     } else if let Some(ms) = received {
         (ms, "its last Received header's date")
@@ -223,6 +228,9 @@ fn fallback_date(
     notes.push((raw.start, format!("{why}: dated by {from}")));
     Ok(ms)
 }
+
+/// Why a message without a `Date:` header is dated by a fallback.
+const NO_DATE_HEADER: &str = "no Date header";
 
 fn no_date(raw: &RawMessage, why: &str) -> LineErr {
     (
