@@ -293,3 +293,46 @@ fn an_empty_input_creates_no_store() {
     assert!(r.err.contains("nothing was read"), "{}", r.err);
     assert!(s.exists());
 }
+
+/// The title of each source, by id, as `memtree sources` lists them.
+fn titles(s: &Path) -> std::collections::BTreeMap<String, Value> {
+    let v = memtree(s, &["sources"], None).json();
+    v.as_array().unwrap().iter().map(|x| (x["source_id"].as_str().unwrap().to_string(), x["title"].clone())).collect()
+}
+
+/// An e-mail thread is titled by its first message's subject (a reply's `Re:` does not
+/// replace it, nor does a later import of the reply alone); a note by its front matter's
+/// `title`, else its first heading outside fenced code, else its file name.
+#[test]
+fn sources_are_titled_by_subject_front_matter_heading_or_file_name() {
+    let (d, s) = store();
+    let mbox = d.path().join("mail.mbox");
+    // The reply first in the file: the thread's title is still the root's subject.
+    let text = "From tomas@example.com Tue May  2 10:00:00 2023\nFrom: tomas@example.com\nSubject: Re: Atlas cutover\n\
+                Date: Tue, 2 May 2023 10:00:00 +0000\nMessage-ID: <m2@example.com>\nIn-Reply-To: <m1@example.com>\n\n\
+                I will book the rollback window.\n\n\
+                From maya@example.com Tue May  2 09:14:00 2023\nFrom: maya@example.com\nSubject: Atlas cutover\n\
+                Date: Tue, 2 May 2023 09:14:00 +0000\nMessage-ID: <m1@example.com>\n\nThe cutover is on Friday.\n\n\
+                From jonas@example.com Tue May  2 11:00:00 2023\nFrom: jonas@example.com\n\
+                Date: Tue, 2 May 2023 11:00:00 +0000\nMessage-ID: <m3@example.com>\n\nNo subject here.\n";
+    write(&mbox, text);
+    memtree(&s, &["ingest", "--format", "mbox", mbox.to_str().unwrap()], None).json();
+    let later = d.path().join("later.mbox");
+    write(
+        &later,
+        "From ana@example.com Wed May  3 09:00:00 2023\nFrom: ana@example.com\nSubject: Re: Atlas cutover (moved)\n\
+         Date: Wed, 3 May 2023 09:00:00 +0000\nMessage-ID: <m4@example.com>\nReferences: <m1@example.com>\n\nMoved to Monday.\n",
+    );
+    memtree(&s, &["ingest", "--format", "mbox", later.to_str().unwrap()], None).json();
+    let notes = d.path().join("notes");
+    write(&notes.join("fm.md"), "---\ntitle: Boiler log\n---\n# Heading\nserviced\n");
+    write(&notes.join("code.md"), "Simple filter:\n```sh\n# not a title\nls\n```\n# Real title\ntext\n");
+    write(&notes.join("plain.md"), "Just text.\n```\n# in code\n```\n");
+    memtree(&s, &["ingest", "--format", "markdown", notes.to_str().unwrap()], None).json();
+    let t = titles(&s);
+    assert_eq!(t["mbox:m1@example.com"], "Atlas cutover", "{t:?}");
+    assert_eq!(t["mbox:m3@example.com"], Value::Null, "no subject, no title: {t:?}");
+    assert_eq!(t["doc:fm.md"], "Boiler log");
+    assert_eq!(t["doc:code.md"], "Real title");
+    assert_eq!(t["doc:plain.md"], "plain");
+}

@@ -183,8 +183,8 @@ fn read_note(f: &Path, resolved: &Path, id: String) -> Result<Option<Note>> {
     }
     let body = fm.body.to_string();
     let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let title =
-        body.lines().find_map(|l| l.strip_prefix("# ").map(|t| t.trim().to_string())).unwrap_or_else(|| stem.clone());
+    // Front matter's `title`, else the first heading outside code blocks, else the file name.
+    let title = fm.title.clone().or_else(|| frontmatter::first_heading(&body)).unwrap_or_else(|| stem.clone());
     let file_ms = || {
         std::fs::metadata(f)
             .and_then(|m| m.modified())
