@@ -336,3 +336,61 @@ fn sources_are_titled_by_subject_front_matter_heading_or_file_name() {
     assert_eq!(t["doc:code.md"], "Real title");
     assert_eq!(t["doc:plain.md"], "plain");
 }
+
+/// The rates a progress line shows (`1,234/s`), as numbers.
+fn rates(stderr: &str) -> Vec<f64> {
+    stderr
+        .split(['(', ' '])
+        .filter_map(|w| w.strip_suffix("/s,").or_else(|| w.strip_suffix("/s)")))
+        .filter_map(|r| r.replace(',', "").parse().ok())
+        .collect()
+}
+
+/// Off a terminal, progress comes by time, not by writes: with the interval at 20 ms (the
+/// documented `MEMTREE_PROGRESS_INTERVAL_MS`), an import of 20,000 messages prints lines while
+/// it reads and writes, and `reindex` while it rebuilds; no line shows a rate before a second
+/// of work, so none is above the whole input's count (a rate over a few milliseconds once read
+/// as hundreds of millions a second).
+#[test]
+fn progress_comes_by_time_and_shows_no_absurd_rate() {
+    let (d, s) = store();
+    let jsonl = d.path().join("chat.jsonl");
+    let n = 20_000u64;
+    let lines: String = (0..n)
+        .map(|i| {
+            format!(
+                "{{\"source_id\":\"app:c{}\",\"author\":\"Me\",\"ts\":{},\"text\":\"note {i} about the atlas cutover\"}}\n",
+                i % 7,
+                1_672_531_200 + i * 60
+            )
+        })
+        .collect();
+    write(&jsonl, lines);
+    let mut cmd =
+        support::command(support::memtree_bin(), &s, &["ingest", "--format", "chat-jsonl", jsonl.to_str().unwrap()]);
+    cmd.env("MEMTREE_PROGRESS_INTERVAL_MS", "20");
+    let r = support::run(cmd, None);
+    assert_eq!(r.json()["leaves"], n);
+    let ticks: Vec<&str> =
+        r.err.lines().filter(|l| l.starts_with("memtree: writing messages") && !l.contains(" done in ")).collect();
+    assert!(ticks.len() >= 2, "no lines while writing: {}", r.err);
+    assert!(r.err.contains("memtree: writing messages 20,000/20,000 done in "), "{}", r.err);
+    for rate in rates(&r.err) {
+        assert!(rate <= n as f64, "an absurd rate {rate}/s: {}", r.err);
+    }
+
+    let mut cmd = support::command(support::memtree_bin(), &s, &["reindex"]);
+    cmd.env("MEMTREE_PROGRESS_INTERVAL_MS", "20");
+    let r = support::run(cmd, None);
+    r.json();
+    assert!(r.err.lines().any(|l| l.starts_with("memtree: reindex done in ")), "{}", r.err);
+
+    // A small import: its end line, and no rate.
+    let small = d.path().join("small.jsonl");
+    write(&small, format!("{CHAT_OK}\n{CHAT_OK2}\n"));
+    let (_d2, s2) = store();
+    let r = memtree(&s2, &["ingest", "--format", "chat-jsonl", small.to_str().unwrap()], None);
+    r.json();
+    assert!(r.err.contains("memtree: writing messages 2/2 done in "), "{}", r.err);
+    assert!(rates(&r.err).is_empty(), "a rate before a second of work: {}", r.err);
+}

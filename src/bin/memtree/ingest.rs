@@ -23,10 +23,17 @@ pub(crate) fn ingest(
     opts: &ImportOptions,
     shown: Shown,
 ) -> Result<ImportSummary> {
+    // Reading a large input takes a while before the first write: it has its own phase,
+    // which says it ended only when it said it had begun.
+    let mut reading = Phase::open(shown, &format!("reading {}", path.display()));
     let mut phase: Option<Phase> = None;
     let summary = mem.import_with(format, path, opts, |p| {
+        reading.finish(false);
         phase.get_or_insert_with(|| Phase::new(shown, &format!("writing {}", p.unit), p.total)).update(p.done, p.total);
-    })?;
+    });
+    reading.finish(false);
+    drop(phase);
+    let summary = summary?;
     if let Some(n) = &summary.notes {
         for f in &n.skipped {
             eprintln!("memtree: skipped {}: {}", f.path.display(), f.reason);

@@ -294,7 +294,10 @@ fn run(cli: &Cli) -> Result<()> {
             print(cli, &serde_json::to_value(&receipt)?)?;
         }
         Cmd::Reindex => {
+            // One long call: its phase says how long it has run, every interval.
+            let mut phase = Phase::open(Shown::for_stderr(cli.quiet)?, "reindex");
             mem.reindex()?;
+            phase.finish(true);
             print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?;
         }
         Cmd::Mcp { scope, allow_forget, .. } => {
