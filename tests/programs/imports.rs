@@ -33,8 +33,10 @@ fn write(path: &Path, bytes: impl AsRef<[u8]>) {
     std::fs::write(path, bytes).unwrap();
 }
 
-const CHAT_OK: &str = r#"{"source_id":"app:a","author":"Maya","ts":"2023-05-02T09:00:00Z","text":"the atlas cutover is on Friday"}"#;
-const CHAT_OK2: &str = r#"{"source_id":"app:a","author":"Tomas","ts":"2023-05-02T09:05:00Z","text":"I will book the rollback window"}"#;
+const CHAT_OK: &str =
+    r#"{"source_id":"app:a","author":"Maya","ts":"2023-05-02T09:00:00Z","text":"the atlas cutover is on Friday"}"#;
+const CHAT_OK2: &str =
+    r#"{"source_id":"app:a","author":"Tomas","ts":"2023-05-02T09:05:00Z","text":"I will book the rollback window"}"#;
 
 /// A mailbox with an empty `Date:` (its `From ` line has the date), a good message, and a
 /// last message cut off inside its multipart body (an interrupted download).
@@ -115,7 +117,11 @@ fn cases() -> Vec<Case> {
             written: 1,
             skipped: json!({"empty message": 1, "join or leave notice": 1, "unreadable channel": 1,
                 "unreadable day file": 1, "unreadable message": 1}),
-            warnings: &["channels.json:1: unsafe channel name `../up`", "has no string `ts`", "2023-05-03.json:1: invalid JSON"],
+            warnings: &[
+                "channels.json:1: unsafe channel name `../up`",
+                "has no string `ts`",
+                "2023-05-03.json:1: invalid JSON",
+            ],
         },
         Case {
             format: "chatgpt",
@@ -207,7 +213,12 @@ fn one_bad_record_never_sinks_a_file_and_the_counts_add_up() {
 
         let again = memtree(&s, &["ingest", "--format", c.format, input.to_str().unwrap()], None).json();
         let n = counts(&again);
-        assert_eq!((n["written"].as_u64(), n["duplicates"].as_u64()), (Some(0), Some(c.written)), "{}: {again}", c.format);
+        assert_eq!(
+            (n["written"].as_u64(), n["duplicates"].as_u64()),
+            (Some(0), Some(c.written)),
+            "{}: {again}",
+            c.format
+        );
         assert_eq!(again["leaves"], 0, "{}: {again}", c.format);
 
         let strict_store = d.path().join("strict");

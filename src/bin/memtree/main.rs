@@ -239,7 +239,9 @@ fn run(cli: &Cli) -> Result<()> {
                 mem.as_reader().is_empty().unwrap_or(false)
                     && mem.as_reader().stats().is_ok_and(|s| s.counts.recall_facts == 0)
             };
-            let r = match ingest(&mut mem, *format, path, &opts, shown).and_then(|r| nothing_read(path, &r, *strict).map(|n| (r, n))) {
+            let r = match ingest(&mut mem, *format, path, &opts, shown)
+                .and_then(|r| nothing_read(path, &r, *strict).map(|n| (r, n)))
+            {
                 Ok(r) => r,
                 Err(e) => {
                     if fresh && untouched(&mem) {

@@ -222,7 +222,8 @@ mod tests {
         assert_eq!(parse("---\ntitle: Boiler log\n---\n# Other\n").title.as_deref(), Some("Boiler log"));
         assert_eq!(parse("---\ntitle: 2023\n---\nx").title.as_deref(), Some("2023"));
         assert_eq!(parse("---\ntitle: \"\"\n---\nx").title, None);
-        let body = "Intro\n```sh\n# install it\n```\n~~~~\n# not either\n~~~\n~~~~\n#hashtag\n## Section\n# Real title #\n";
+        let body =
+            "Intro\n```sh\n# install it\n```\n~~~~\n# not either\n~~~\n~~~~\n#hashtag\n## Section\n# Real title #\n";
         assert_eq!(first_heading(body).as_deref(), Some("Real title"));
         assert_eq!(first_heading("```\n# inside an unclosed fence\n"), None);
         assert_eq!(first_heading("    # indented code\n"), None);

@@ -189,7 +189,8 @@ mod tests {
 
     #[test]
     fn a_bad_line_or_invalid_utf8_skips_that_line_only() {
-        let mut bytes = b"{\"source_id\":\"app:a\",\"author\":\"Me\",\"ts\":1,\"text\":\"plan\"}\nnot json\n\n".to_vec();
+        let mut bytes =
+            b"{\"source_id\":\"app:a\",\"author\":\"Me\",\"ts\":1,\"text\":\"plan\"}\nnot json\n\n".to_vec();
         bytes.extend_from_slice(b"{\"source_id\":\"app:a\",\"author\":\"Me\",\"ts\":2,\"text\":\"\xff\"}\n");
         bytes.extend_from_slice(b"{\"source_id\":\"app:a\",\"author\":\"Me\",\"ts\":3,\"text\":\"later\"}\n");
         let (items, report) = read_reported(&bytes);

@@ -197,8 +197,7 @@ fn conversation_reported(ci: usize, c: &Value, report: &mut ReadReport) -> Optio
     let mut turns = Vec::new();
     for s in sessions {
         let Some(list) = conv[&format!("session_{s}")].as_array() else { continue };
-        let when =
-            conv.get(&format!("session_{s}_date_time")).and_then(|d| d.as_str()).and_then(parse_session_time);
+        let when = conv.get(&format!("session_{s}_date_time")).and_then(|d| d.as_str()).and_then(parse_session_time);
         let Some(when) = when else {
             report.read += list.len() as u64;
             *report.skipped.entry("turn of a session without a date".into()).or_default() += list.len() as u64;
@@ -228,7 +227,9 @@ fn conversation_reported(ci: usize, c: &Value, report: &mut ReadReport) -> Optio
     for (t, item) in conv.turns.drain(..).zip(items) {
         match item.validate() {
             Ok(()) => keep.push(t),
-            Err(e) => report.unreadable("unreadable turn", 0, format!("{shown}: turn {}: {e}: skipped", clip(&t.dia_id, 60))),
+            Err(e) => {
+                report.unreadable("unreadable turn", 0, format!("{shown}: turn {}: {e}: skipped", clip(&t.dia_id, 60)))
+            }
         }
     }
     conv.turns = keep;

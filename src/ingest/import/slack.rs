@@ -360,8 +360,11 @@ mod tests {
         let e = strict_error(d.path());
         assert!(e.contains("2023-05-03.json:3: invalid JSON"), "{e}");
 
-        std::fs::write(d.path().join("eng/2023-05-03.json"), b"[{\"type\":\"message\",\"text\":\"\xff\",\"ts\":\"1683100000.1\"}]")
-            .unwrap();
+        std::fs::write(
+            d.path().join("eng/2023-05-03.json"),
+            b"[{\"type\":\"message\",\"text\":\"\xff\",\"ts\":\"1683100000.1\"}]",
+        )
+        .unwrap();
         let (items, report) = read_slack_export(d.path()).unwrap();
         assert_eq!(items.len(), 3, "a bad byte is read as U+FFFD");
         assert!(report.warnings[0].reason.starts_with("invalid UTF-8 at byte 27"), "{report:?}");

@@ -23,9 +23,8 @@ pub fn read_chatgpt_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
     let raw = conversations(path, "ChatGPT", "`mapping` and `current_node`", &mut report)?;
     let mut convs = Vec::with_capacity(raw.len());
     for (i, c) in raw.iter().enumerate() {
-        let bad = |reason: String| {
-            format!("conversation {} ({}): {reason}", i + 1, text_field(c, "id").unwrap_or("no id"))
-        };
+        let bad =
+            |reason: String| format!("conversation {} ({}): {reason}", i + 1, text_field(c, "id").unwrap_or("no id"));
         let Some(id) = text_field(c, "id").or_else(|| text_field(c, "conversation_id")) else {
             unreadable_conversation(
                 &mut report,
@@ -56,7 +55,10 @@ pub fn read_chatgpt_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
                 None => last_ms,
             };
             let Some(ts_ms) = ms else {
-                unreadable_message(&mut report, bad("a message without `create_time` in a conversation without one".into()));
+                unreadable_message(
+                    &mut report,
+                    bad("a message without `create_time` in a conversation without one".into()),
+                );
                 continue;
             };
             last_ms = Some(ts_ms);
