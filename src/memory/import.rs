@@ -192,8 +192,8 @@ impl Memory {
 /// What a notes folder's read found, before the sync: the notes, the empty ones, the files
 /// (and folders) that could not be read. `written` and `duplicates` come from the sync.
 fn notes_read(folder: &crate::ingest::import::NoteFolder) -> ReadReport {
-    let mut read = ReadReport::default();
-    read.read = (folder.notes.len() + folder.empty + folder.skipped.len()) as u64;
+    let mut read =
+        ReadReport { read: (folder.notes.len() + folder.empty + folder.skipped.len()) as u64, ..ReadReport::default() };
     if folder.empty > 0 {
         read.skipped.insert("empty note".into(), folder.empty as u64);
     }
