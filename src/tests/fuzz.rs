@@ -1737,6 +1737,9 @@ pub(crate) fn check_import(
             .iter()
             .find(|(rel, _)| *rel == "channels.json")
             .is_some_and(|(_, b)| b.as_slice() == SLACK_CHANNELS.as_bytes()),
+        // `users.json` is read only in an export (with `channels.json`): without it the
+        // missing `channels.json` is the error.
+        Format::Slack if slot == "users.json" => files.iter().any(|(rel, _)| *rel == "channels.json"),
         Format::Markdown => slot.ends_with(".md"),
         _ => true,
     };
