@@ -77,7 +77,7 @@ const COMMANDS: &[Command] = &[
     cmd(
         &["import"],
         Repl::import,
-        "FORMAT PATH           chat-jsonl, mbox, slack, chatgpt, claude, markdown [--prune] [--strict] or locomo",
+        "FORMAT PATH [--strict] chat-jsonl, mbox, slack, chatgpt, claude, markdown [--prune] or locomo",
     ),
     cmd(&["demo"], Repl::demo, "load the demo corpus (re-dated to end last week)"),
     cmd(

@@ -163,8 +163,8 @@ pub fn window(s: &str) -> Result<(i64, i64)> {
     Ok((time::bound(a, false).map_err(|_| usage())?, time::bound(b, true).map_err(|_| usage())?))
 }
 
-/// `:import`'s path and its trailing `--prune` / `--strict`, as the CLI takes them (a notes
-/// folder).
+/// `:import`'s path and its trailing `--prune` (a notes folder) / `--strict` (any format), as
+/// the CLI takes them.
 pub fn import_flags(path: &str) -> (&str, ImportOptions) {
     let mut path = path.trim();
     let mut opts = ImportOptions::default();

@@ -307,7 +307,9 @@ fn email_drafts(m: EmailMessage, cfg: &Config) -> Result<Vec<LeafDraft>> {
                 split,
                 role: Role::Person,
                 structured: structured.clone(),
-                title: None,
+                // A thread's title is its first message's subject: the store keeps the first
+                // title an e-mail source is given (`upsert_source`).
+                title: (!m.subject.trim().is_empty()).then(|| m.subject.trim().to_string()),
             }
         })
         .collect())

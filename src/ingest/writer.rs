@@ -226,13 +226,14 @@ impl<'a, 't> WriteBatch<'a, 't> {
         Ok(next)
     }
 
-    /// Append one leaf (skipping it when the same content is already stored).
-    pub fn append_leaf(&mut self, d: LeafDraft) -> Result<()> {
+    /// Append one leaf (skipping it when the same content is already stored); true when it
+    /// was written, false for a duplicate (an import counts its records by it).
+    pub fn append_leaf(&mut self, d: LeafDraft) -> Result<bool> {
         crate::crash::point("leaf_appended");
         if !self.seen.insert(d.node_id.clone()) || self.tx.node_exists(&d.node_id)? {
             self.sources.insert(d.source_id.clone());
             self.report.duplicates += 1;
-            return Ok(());
+            return Ok(false);
         }
         // One source upsert per source and batch.
         let tree = TreeId::for_source(&d.source_id);
@@ -284,7 +285,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
         if s.tokens >= self.ctx.cfg.seal_token_budget {
             self.seal(&tree, 0)?;
         }
-        Ok(())
+        Ok(true)
     }
 
     fn leaf_mentions(&mut self, content: &str, structured: &[(crate::types::EntityKind, String)]) -> Vec<Mention> {

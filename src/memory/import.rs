@@ -14,15 +14,17 @@ use crate::store::NoteRootReads;
 use crate::types::SourceId;
 use std::path::{Path, PathBuf};
 
-/// How to import: the notes-folder options (`--root`, `--strict`, `--prune`); every other
-/// format is all-or-nothing and takes none of them.
+/// How to import: `--strict` (every format), and the notes-folder options (`--root`,
+/// `--prune`), which other formats refuse.
 #[derive(Debug, Clone, Default)]
 pub struct ImportOptions {
     /// The vault root that note ids are relative to (default: the nearest folder with
     /// `.obsidian/`, else the folder imported).
     pub root: Option<PathBuf>,
-    /// A note that cannot be read fails the import, with nothing written (default: it is
-    /// skipped and named).
+    /// Any warning fails the import, with nothing written: a record that cannot be read (a
+    /// line, a message, a conversation, a note), a date taken from a fallback, a doubtful
+    /// separator, a malformed front matter (default: the record is skipped or read as said,
+    /// and named).
     pub strict: bool,
     /// Remove the notes stored under the folder whose files are gone (default: report them).
     pub prune: bool,
@@ -35,8 +37,9 @@ pub struct ImportSummary {
     pub report: IngestReport,
     /// For a notes folder, what the sync did note by note (its `writes` are in `report`).
     pub notes: Option<SyncReport>,
-    /// For messages and e-mails, what the reader found in the input: read, written, left
-    /// out by reason, and where it was unsure how to separate them.
+    /// What the reader found in the input: the records read, written, already stored
+    /// (`duplicates`), forgotten and left out by reason (they add up), and the warnings. Always
+    /// set by [`Memory::import_with`] (a notes folder's warnings are in `notes`).
     pub read: Option<ReadReport>,
 }
 
@@ -70,33 +73,55 @@ impl Memory {
             sniff::check(format, path)?;
             let known_roots = self.store.note_roots()?;
             let folder = read_notes(path, &NoteOptions { root: opts.root.clone(), strict: opts.strict, known_roots })?;
+            if opts.strict
+                && let Some(n) = folder.notes.iter().find(|n| n.warning.is_some())
+            {
+                let file = n.doc.source_ref.clone().map(PathBuf::from).unwrap_or_else(|| path.to_path_buf());
+                let reason = n.warning.clone().unwrap_or_default();
+                return Err(Error::ImportFormat { path: file, line: 0, reason });
+            }
+            let mut read = notes_read(&folder);
             let sync = self.sync_notes(folder, opts.prune, progress)?;
+            read.written = (sync.added + sync.replaced) as u64;
+            read.duplicates = sync.unchanged as u64;
             let mut report = sync.writes.clone();
             report.absorb(&self.flush()?);
-            return Ok(ImportSummary { report, notes: Some(sync), read: None });
+            return Ok(ImportSummary { report, notes: Some(sync), read: Some(read) });
         }
-        for (flag, set) in [("root", opts.root.is_some()), ("strict", opts.strict), ("prune", opts.prune)] {
+        for (flag, set) in [("root", opts.root.is_some()), ("prune", opts.prune)] {
             if set {
                 return Err(Error::invalid(flag, format!("only a markdown import takes it, not {format}")));
             }
         }
-        let parsed = format.read(path)?;
-        let read = match &parsed {
-            Parsed::Items { report, .. } => Some(report.clone()),
-            Parsed::Conversations(_) | Parsed::Documents(_) => None,
-        };
-        let mut report = self.write_parsed(parsed, progress)?;
+        let (parsed, mut read) = format.read_reported(path)?;
+        if opts.strict {
+            read.strict(path)?;
+        }
+        let (mut report, duplicates) = self.write_parsed_counting(parsed, progress)?;
+        read.duplicates = duplicates;
+        read.written = read.written.saturating_sub(duplicates);
         report.absorb(&self.flush()?);
-        Ok(ImportSummary { report, notes: None, read })
+        Ok(ImportSummary { report, notes: None, read: Some(read) })
     }
 
     /// Write a parsed input in the batches its shape calls for, without sealing the open
     /// buffers afterwards ([`Memory::import`] does): for a loader that adjusts what was read,
     /// or writes several inputs before one flush.
-    pub fn write_parsed(&mut self, parsed: Parsed, mut progress: impl FnMut(Progress)) -> Result<IngestReport> {
+    pub fn write_parsed(&mut self, parsed: Parsed, progress: impl FnMut(Progress)) -> Result<IngestReport> {
+        Ok(self.write_parsed_counting(parsed, progress)?.0)
+    }
+
+    /// [`Memory::write_parsed`], with how many of the input's records were duplicates: every
+    /// leaf of theirs already stored (or written earlier in the input), nothing written.
+    fn write_parsed_counting(
+        &mut self,
+        parsed: Parsed,
+        mut progress: impl FnMut(Progress),
+    ) -> Result<(IngestReport, u64)> {
         let mut total = IngestReport::default();
+        let mut duplicates = 0;
         match parsed {
-            Parsed::Items { items, unit, .. } => {
+            Parsed::Items { items, unit } => {
                 let mut p = Progress { unit, done: 0, total: items.len() as u64 };
                 progress(p);
                 // A source whose items span two batches is touched by both: the input's
@@ -107,7 +132,9 @@ impl Memory {
                 while items.peek().is_some() {
                     let batch: Vec<Item> = items.by_ref().take(ITEM_BATCH).collect();
                     p.done += batch.len() as u64;
-                    total.absorb(&self.ingest(batch)?);
+                    let (r, d) = self.ingest_counting(batch)?;
+                    total.absorb(&r);
+                    duplicates += d;
                     progress(p);
                 }
                 total.sources = sources.len();
@@ -117,7 +144,9 @@ impl Memory {
                 let mut p = Progress { unit: "turns", done: 0, total: turns };
                 progress(p);
                 for c in &convs {
-                    total.absorb(&self.ingest(c.items())?);
+                    let (r, d) = self.ingest_counting(c.items())?;
+                    total.absorb(&r);
+                    duplicates += d;
                     p.done += c.turns.len() as u64;
                     progress(p);
                 }
@@ -132,6 +161,44 @@ impl Memory {
                 }
             }
         }
-        Ok(total)
+        Ok((total, duplicates))
     }
+
+    /// [`Memory::ingest`], with how many of `items` were duplicates (none of their leaves new).
+    fn ingest_counting(&mut self, items: Vec<Item>) -> Result<(IngestReport, u64)> {
+        let cfg = self.shared.opts.config.clone();
+        let mut drafts = Vec::with_capacity(items.len());
+        for it in items {
+            drafts.push(it.into_drafts(&cfg)?);
+        }
+        let mut duplicates = 0;
+        let report = self.write(|b| {
+            for item in drafts {
+                let mut new = false;
+                let any = !item.is_empty();
+                for d in item {
+                    new |= b.append_leaf(d)?;
+                }
+                if any && !new {
+                    duplicates += 1;
+                }
+            }
+            Ok(())
+        })?;
+        Ok((report, duplicates))
+    }
+}
+
+/// What a notes folder's read found, before the sync: the notes, the empty ones, the files
+/// (and folders) that could not be read. `written` and `duplicates` come from the sync.
+fn notes_read(folder: &crate::ingest::import::NoteFolder) -> ReadReport {
+    let mut read =
+        ReadReport { read: (folder.notes.len() + folder.empty + folder.skipped.len()) as u64, ..ReadReport::default() };
+    if folder.empty > 0 {
+        read.skipped.insert("empty note".into(), folder.empty as u64);
+    }
+    for (id, _) in &folder.skipped {
+        read.skip(if id.as_str().ends_with('/') { "folder that could not be listed" } else { "unreadable note" });
+    }
+    read
 }

@@ -327,14 +327,16 @@ pub trait NodeReads: Reader {
 impl<R: Reader> NodeReads for R {}
 
 impl Tx<'_> {
-    /// Create the source and its tree if new; refresh `updated_ms`, provider and title.
+    /// Create the source and its tree if new; refresh `updated_ms`, provider and title (an
+    /// e-mail thread keeps its first title: the subject its first message gave it).
     pub fn upsert_source(&self, src: &SourceRow, now_ms: i64) -> Result<TreeId> {
         self.tx
             .prepare_cached(
                 "INSERT INTO sources (source_id, source_kind, provider, title, created_ms, updated_ms) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
              ON CONFLICT(source_id) DO UPDATE SET updated_ms = ?5, \
-               provider = COALESCE(?3, provider), title = COALESCE(?4, title)",
+               provider = COALESCE(?3, provider), \
+               title = CASE WHEN ?2 = 'email' THEN COALESCE(title, ?4) ELSE COALESCE(?4, title) END",
             )?
             .execute(params![src.source_id.as_str(), src.source_kind.as_str(), src.provider, src.title, now_ms])?;
         let tree = TreeId::for_source(&src.source_id);

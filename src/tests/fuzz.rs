@@ -1683,11 +1683,14 @@ pub(crate) enum Imported {
     Documents(Vec<crate::Document>),
 }
 
+/// The import as `--strict` reads it: the first record that cannot be read (any warning) is
+/// the error, naming its file.
 pub(crate) fn import(format: Format, path: &Path) -> crate::Result<Imported> {
+    let strict = |(items, report): (Vec<Item>, crate::ReadReport)| report.strict(path).map(|()| items);
     Ok(match format {
-        Format::ChatJsonl => Imported::Items(read_chat_jsonl(path)?),
-        Format::Mbox => Imported::Items(read_mbox(path)?.0),
-        Format::Slack => Imported::Items(read_slack_export(path)?),
+        Format::ChatJsonl => Imported::Items(strict(read_chat_jsonl(path)?)?),
+        Format::Mbox => Imported::Items(strict(read_mbox(path)?)?),
+        Format::Slack => Imported::Items(strict(read_slack_export(path)?)?),
         Format::Locomo => Imported::Conversations(read_locomo(path)?),
         Format::Markdown => Imported::Documents(read_markdown_dir(path)?),
     })
@@ -1734,6 +1737,9 @@ pub(crate) fn check_import(
             .iter()
             .find(|(rel, _)| *rel == "channels.json")
             .is_some_and(|(_, b)| b.as_slice() == SLACK_CHANNELS.as_bytes()),
+        // `users.json` is read only in an export (with `channels.json`): without it the
+        // missing `channels.json` is the error.
+        Format::Slack if slot == "users.json" => files.iter().any(|(rel, _)| *rel == "channels.json"),
         Format::Markdown => slot.ends_with(".md"),
         _ => true,
     };
@@ -1742,9 +1748,8 @@ pub(crate) fn check_import(
     if must_read && format != Format::Mbox && std::str::from_utf8(mutated).is_err() {
         let named = dir.path().join(slot);
         return match &result {
-            Err(Error::ImportFormat { path, reason, .. }) if *path == named && reason.contains("invalid UTF-8") => {
-                Ok(false)
-            }
+            // The first warning is the error: the invalid UTF-8, or a bad line before it.
+            Err(Error::ImportFormat { path, .. }) if *path == named => Ok(false),
             Err(e) => Err(format!("invalid UTF-8 in {slot}: expected an error naming it, got {e}")),
             Ok(_) => Err(format!("invalid UTF-8 in {slot} was accepted")),
         };

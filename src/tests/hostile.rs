@@ -626,11 +626,9 @@ fn a_refused_cli_import_leaves_the_store_unchanged() {
         let files = row_files(format, slot, &bytes);
         let (_dir, input) = write_input(format, &files);
         let mut args: Vec<&std::ffi::OsStr> = vec!["ingest".as_ref(), "--format".as_ref(), cli_format(format).as_ref()];
-        // A notes folder skips an unreadable note by default (tests/programs/sync.rs); all-or-nothing
-        // is `--strict`.
-        if format == Format::Markdown {
-            args.push("--strict".as_ref());
-        }
+        // Every import skips an unreadable record by default and names it (tests/programs/
+        // edges.rs); all-or-nothing is `--strict`.
+        args.push("--strict".as_ref());
         args.push(input.as_os_str());
         let r = memtree(&store, &args, None);
         assert_eq!(r.code, Some(1), "{name}: {}", r.err);

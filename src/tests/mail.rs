@@ -214,7 +214,7 @@ fn quoted_printable_soft_breaks_and_base64_bodies() {
 }
 
 #[test]
-fn dates_come_from_the_date_header_else_the_separator_else_an_error() {
+fn dates_come_from_the_date_header_else_the_fallbacks_else_the_message_is_skipped() {
     let none = b"From a@example.com Wed May  3 08:00:00 2023\nFrom: a@example.com\nSubject: s\n\nbody\n";
     let m = emails(none);
     assert_eq!(m[0].date_ms, 1_683_100_800_000, "the separator's date");
@@ -222,16 +222,25 @@ fn dates_come_from_the_date_header_else_the_separator_else_an_error() {
                  Date: Wed, 3 May 2023 10:00:00 +0200 (CEST)\n\nbody\n";
     assert_eq!(emails(zone)[0].date_ms, 1_683_100_800_000, "the Date header, zone applied");
 
+    // An unreadable `Date:` is dated by the separator, and named.
     let bad =
         b"From a@example.com Wed May  3 08:00:00 2023\nFrom: a@example.com\nSubject: s\nDate: sometime soon\n\nbody\n";
     let (_d, p) = write(bad);
-    let e = read_mbox(&p).unwrap_err().to_string();
+    let (items, report) = read_mbox(&p).unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(report.warnings[0].line, 4);
+    assert_eq!(report.warnings[0].reason, "unreadable Date header `sometime soon`: dated by its `From ` line's date");
+    let e = report.strict(&p).unwrap_err().to_string();
     assert!(e.contains("mail.mbox:4: unreadable Date header `sometime soon`"), "{e}");
 
+    // No date anywhere and no message before it: skipped and named.
     let neither = b"From a@example.com\nFrom: a@example.com\nSubject: x\n\nbody\n";
     let (_d, p) = write(neither);
-    let e = read_mbox(&p).unwrap_err().to_string();
-    assert!(e.contains("mail.mbox:1: message has no Date header"), "{e}");
+    let (items, report) = read_mbox(&p).unwrap();
+    assert!(items.is_empty());
+    assert_eq!((report.read, report.skipped.values().sum::<u64>()), (1, 1));
+    assert_eq!(report.warnings[0].line, 1);
+    assert!(report.warnings[0].reason.starts_with("no Date header, no date on its `From ` line"), "{report:?}");
 }
 
 #[test]

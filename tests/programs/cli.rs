@@ -110,9 +110,12 @@ fn slack_export_channels_become_chat_sources() {
         ]
     );
 
-    // A bad day file names the file and the line.
+    // A bad day file is skipped, naming the file and the line; `--strict` makes it the error.
     std::fs::write(export.join("ops/2023-06-03.json"), "[\n{\"type\":\"message\",\n\"text\": nope}]").unwrap();
     let bad = memtree(&s, &["ingest", "--format", "slack", export.to_str().unwrap()], None);
+    assert_eq!(bad.json()["messages"]["skipped"]["unreadable day file"], 1);
+    assert!(bad.err.contains("2023-06-03.json:3: invalid JSON"), "{}", bad.err);
+    let bad = memtree(&s, &["ingest", "--format", "slack", "--strict", export.to_str().unwrap()], None);
     assert_eq!(bad.code, Some(1));
     assert!(bad.err.contains("2023-06-03.json:3: invalid JSON"), "{}", bad.err);
     assert!(bad.out.is_empty());
@@ -182,7 +185,8 @@ fn failures_exit_1_with_the_message_on_stderr() {
     let cut = d.path().join("cut.mbox");
     let mail = std::fs::read_to_string(demo("mail.mbox")).unwrap();
     std::fs::write(&cut, &mail[..mail.find("Content-Type: multipart").unwrap() + 60]).unwrap();
-    let r = memtree(&s, &["ingest", "--format", "mbox", cut.to_str().unwrap()], None);
+    // The cut message is skipped and named; `--strict` refuses the file.
+    let r = memtree(&s, &["ingest", "--format", "mbox", "--strict", cut.to_str().unwrap()], None);
     assert_eq!(r.code, Some(1));
     assert!(r.err.contains(&format!("{}:", cut.display())) && r.err.contains("truncated"), "{}", r.err);
     // Nothing of the failed imports was written, not even a store.
@@ -247,8 +251,8 @@ fn stderr_never_carries_message_or_query_text() {
         format!("{{\"op\":\"search\",\"query\":\"{secret}\",\"limit\":\"x\"}}"),
     ];
     let bad = [
-        // A malformed line: the import fails; the error names the line, not its text.
-        vec!["ingest", "--format", "chat-jsonl", jsonl.to_str().unwrap()],
+        // A malformed line: the strict import fails; the error names the line, not its text.
+        vec!["ingest", "--format", "chat-jsonl", "--strict", jsonl.to_str().unwrap()],
         vec!["tool", &walk],
         // Malformed JSON and wrong types around the secret.
         vec!["tool", &calls[0]],

@@ -154,7 +154,8 @@ fn an_unchanged_folder_is_not_written_again() {
     assert_eq!(
         again,
         json!({"sources": 0, "leaves": 0, "summaries": 0, "duplicates": 0, "removed": 0, "added": 0, "replaced": 0,
-               "unchanged": 10, "vanished": [], "pruned": [], "merged": [], "skipped": [], "warnings": [], "vectors": 0}),
+               "unchanged": 10, "vanished": [], "pruned": [], "merged": [], "skipped": [], "warnings": [], "vectors": 0,
+               "notes": {"read": 10, "written": 0, "duplicates": 10, "forgotten": 0, "skipped": {}}}),
     );
     assert_same(&record(&s), &before, "a re-import of unchanged notes changed the record");
     assert_eq!(counts(&s), stats);

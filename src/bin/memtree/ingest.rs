@@ -23,10 +23,17 @@ pub(crate) fn ingest(
     opts: &ImportOptions,
     shown: Shown,
 ) -> Result<ImportSummary> {
+    // Reading a large input takes a while before the first write: it has its own phase,
+    // which says it ended only when it said it had begun.
+    let mut reading = Phase::open(shown, &format!("reading {}", path.display()));
     let mut phase: Option<Phase> = None;
     let summary = mem.import_with(format, path, opts, |p| {
+        reading.finish(false);
         phase.get_or_insert_with(|| Phase::new(shown, &format!("writing {}", p.unit), p.total)).update(p.done, p.total);
-    })?;
+    });
+    reading.finish(false);
+    drop(phase);
+    let summary = summary?;
     if let Some(n) = &summary.notes {
         for f in &n.skipped {
             eprintln!("memtree: skipped {}: {}", f.path.display(), f.reason);
@@ -37,10 +44,32 @@ pub(crate) fn ingest(
     }
     if let Some(r) = &summary.read {
         for w in &r.warnings {
-            eprintln!("memtree: warning: {}:{}: {}", path.display(), w.line, w.reason);
+            let file = w.file.as_deref().unwrap_or(path);
+            match w.line {
+                0 => eprintln!("memtree: warning: {}: {}", file.display(), w.reason),
+                line => eprintln!("memtree: warning: {}:{line}: {}", file.display(), w.reason),
+            }
         }
     }
     Ok(summary)
+}
+
+/// Whether the import found nothing to store (no record written, none already stored): said
+/// on stderr as a warning, or with `strict` the error.
+pub(crate) fn nothing_read(path: &Path, s: &ImportSummary, strict: bool) -> Result<bool> {
+    let Some(r) = &s.read else { return Ok(false) };
+    if r.written + r.duplicates + r.forgotten > 0 {
+        return Ok(false);
+    }
+    let what = match r.read {
+        0 => "nothing was read from it (no record)".to_string(),
+        n => format!("nothing was read from it: its {n} records were all skipped"),
+    };
+    if strict {
+        anyhow::bail!("{}: {what} (strict)", path.display());
+    }
+    eprintln!("memtree: warning: {}: {what}", path.display());
+    Ok(true)
 }
 
 /// The `ingest` summary: the write counts, and for a notes folder what the sync did.
@@ -59,10 +88,19 @@ pub(crate) fn ingest_json(s: &ImportSummary) -> serde_json::Value {
         v["warnings"] = serde_json::json!(n.warnings);
     }
     if let Some(read) = &s.read {
-        // The messages the input held, those handed to the store (new or already there),
-        // those left out by reason, and the lines that might have separated two of them.
-        v["messages"] = serde_json::json!({"read": read.read, "written": read.written, "skipped": read.skipped});
-        v["warnings"] = serde_json::json!(read.warnings);
+        // The records the input held: written, already stored, forgotten, left out by reason
+        // (they add up to `read`); a notes folder's under `notes`, its warnings named above.
+        let mut counts = serde_json::json!({"read": read.read, "written": read.written,
+            "duplicates": read.duplicates, "forgotten": read.forgotten, "skipped": read.skipped});
+        if !read.left_out.is_empty() {
+            counts["left_out"] = serde_json::json!(read.left_out);
+        }
+        if s.notes.is_some() {
+            v["notes"] = counts;
+        } else {
+            v["messages"] = counts;
+            v["warnings"] = serde_json::json!(read.warnings);
+        }
     }
     v
 }

@@ -18,7 +18,7 @@ mod render {
 use anyhow::{Context, Result};
 use bench::BenchCmd;
 use clap::{Parser, Subcommand};
-use ingest::{format_parser, ingest, ingest_json};
+use ingest::{format_parser, ingest, ingest_json, nothing_read};
 use memtree::{Format, ImportOptions, Memory, MemoryReader, Scope};
 use open::{default_store, json_arg, open_options};
 use output::{is_closed_pipe, print, sources_json};
@@ -80,8 +80,9 @@ enum Cmd {
         /// them as `vanished`).
         #[arg(long)]
         prune: bool,
-        /// Markdown: a note that cannot be read fails the import with nothing written
-        /// (default: it is skipped with a warning and listed as `skipped`).
+        /// Any warning fails the import with nothing written (exit 1): a record that cannot be
+        /// read, a date taken from a fallback, an input with nothing to read (default: the
+        /// record is skipped or read as the warning says, the rest imported, exit 0).
         #[arg(long)]
         strict: bool,
     },
@@ -232,20 +233,33 @@ fn run(cli: &Cli) -> Result<()> {
         Cmd::Ingest { format, path, root, prune, strict } => {
             let opts = ImportOptions { root: root.clone(), strict: *strict, prune: *prune };
             let shown = Shown::for_stderr(cli.quiet)?;
-            let r = match ingest(&mut mem, *format, path, &opts, shown) {
+            // Only a store that still holds nothing: another process (the assistant) may have
+            // written to it since, or an earlier batch of this import.
+            let untouched = |mem: &Memory| {
+                mem.as_reader().is_empty().unwrap_or(false)
+                    && mem.as_reader().stats().is_ok_and(|s| s.counts.recall_facts == 0)
+            };
+            let r = match ingest(&mut mem, *format, path, &opts, shown)
+                .and_then(|r| nothing_read(path, &r, *strict).map(|n| (r, n)))
+            {
                 Ok(r) => r,
                 Err(e) => {
-                    // Only a store that still holds nothing: another process (the assistant)
-                    // may have written to it since, or an earlier batch of this import.
-                    let untouched = mem.as_reader().is_empty().unwrap_or(false)
-                        && mem.as_reader().stats().is_ok_and(|s| s.counts.recall_facts == 0);
-                    if fresh && untouched {
+                    if fresh && untouched(&mem) {
                         drop(mem);
                         let _ = std::fs::remove_dir_all(&dir);
                     }
                     return Err(e);
                 }
             };
+            let (r, nothing) = r;
+            // An input with nothing to read creates no store (it was said on stderr).
+            if nothing && fresh && untouched(&mem) {
+                drop(mem);
+                let _ = std::fs::remove_dir_all(&dir);
+                let mut out = ingest_json(&r);
+                out["vectors"] = 0.into();
+                return print(cli, &out);
+            }
             let mut phase: Option<Phase> = None;
             let vectors = mem.embed_pending(|p| {
                 phase.get_or_insert_with(|| Phase::new(shown, "vectors", p.total)).update(p.done, p.total);
@@ -282,7 +296,10 @@ fn run(cli: &Cli) -> Result<()> {
             print(cli, &serde_json::to_value(&receipt)?)?;
         }
         Cmd::Reindex => {
+            // One long call: its phase says how long it has run, every interval.
+            let mut phase = Phase::open(Shown::for_stderr(cli.quiet)?, "reindex");
             mem.reindex()?;
+            phase.finish(true);
             print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?;
         }
         Cmd::Mcp { scope, allow_forget, .. } => {

@@ -18,6 +18,8 @@ pub(crate) struct FrontMatter<'a> {
     pub tags: Vec<String>,
     /// `aliases` (also `alias`): other names of the note.
     pub aliases: Vec<String>,
+    /// `title`: the note's title, ahead of its first heading and its file name.
+    pub title: Option<String>,
     /// Why the front matter was not read (then `body` is the whole note).
     pub warning: Option<String>,
 }
@@ -52,7 +54,47 @@ pub(crate) fn parse(text: &str) -> FrontMatter<'_> {
     fm.updated_ms = updated.flatten();
     fm.tags = get(&["tags", "tag"]).map(|v| words(v, true)).unwrap_or_default();
     fm.aliases = get(&["aliases", "alias"]).map(|v| words(v, false)).unwrap_or_default();
+    fm.title = get(&["title"]).and_then(value_text).filter(|t| !t.is_empty());
     fm
+}
+
+/// The text of a note's first level-1 heading (`# Title`, ATX) that lies outside fenced code
+/// blocks (```` ``` ```` or `~~~`, closed by a fence of the same character at least as long):
+/// a `# comment` in a shell snippet is not the note's title.
+pub(crate) fn first_heading(body: &str) -> Option<String> {
+    let mut fence: Option<(char, usize)> = None;
+    for line in body.lines() {
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        let run = |c: char| t.chars().take_while(|&x| x == c).count();
+        match fence {
+            Some((c, n)) => {
+                if indent < 4 && run(c) >= n && t[run(c) * c.len_utf8()..].trim().is_empty() {
+                    fence = None;
+                }
+            }
+            None => {
+                if indent < 4 {
+                    for c in ['`', '~'] {
+                        if run(c) >= 3 {
+                            fence = Some((c, run(c)));
+                        }
+                    }
+                }
+                if fence.is_none()
+                    && indent < 4
+                    && let Some(rest) = t.strip_prefix('#')
+                    && (rest.is_empty() || rest.starts_with([' ', '\t']))
+                {
+                    let title = rest.trim().trim_end_matches('#').trim();
+                    if !title.is_empty() {
+                        return Some(title.to_string());
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 fn malformed(text: &str, reason: String) -> FrontMatter<'_> {
@@ -173,6 +215,18 @@ mod tests {
         assert_eq!((fm.body, fm.date_ms), ("body", None));
         assert!(fm.warning.as_deref().is_some_and(|w| w.contains("`date`")));
         assert_eq!(parse("no header").body, "no header");
+    }
+
+    #[test]
+    fn titles_come_from_front_matter_else_the_first_heading_outside_code() {
+        assert_eq!(parse("---\ntitle: Boiler log\n---\n# Other\n").title.as_deref(), Some("Boiler log"));
+        assert_eq!(parse("---\ntitle: 2023\n---\nx").title.as_deref(), Some("2023"));
+        assert_eq!(parse("---\ntitle: \"\"\n---\nx").title, None);
+        let body =
+            "Intro\n```sh\n# install it\n```\n~~~~\n# not either\n~~~\n~~~~\n#hashtag\n## Section\n# Real title #\n";
+        assert_eq!(first_heading(body).as_deref(), Some("Real title"));
+        assert_eq!(first_heading("```\n# inside an unclosed fence\n"), None);
+        assert_eq!(first_heading("    # indented code\n"), None);
     }
 
     #[test]

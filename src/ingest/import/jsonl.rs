@@ -3,7 +3,7 @@
 //! milliseconds (`ts::TS_FORMATS`), and `role` one of
 //! `user` (or `person`, the default) and `assistant` (the host's own assistant).
 
-use super::{BOM, invalid_utf8, json_string, ts};
+use super::{BOM, ReadReport, json_string, ts};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item, Role};
 use crate::text::clip;
@@ -46,16 +46,18 @@ struct RawLine<'a> {
 /// next line: one huge message must not keep its raw bytes alive beside the messages after it.
 const KEEP_BUFFER: usize = 1 << 20;
 
-/// Parse a chat JSONL file into items; blank lines are skipped. The file is read a line at a
-/// time: what is held is the items and the line being parsed, never the whole file as well.
-/// Invalid UTF-8 anywhere is the error, before a bad line earlier in the file (as when the
-/// whole file was checked first): after a bad line the rest is only checked for it.
-pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
+/// Parse a chat JSONL file into items, with the report of what was read; blank lines are not
+/// records. The file is read a line at a time: what is held is the items and the line being
+/// parsed, never the whole file as well. A line that cannot be read (not JSON, a missing
+/// field, a `ts` that is not a time, bytes that are not UTF-8, a message ingest would
+/// refuse) is skipped and named (its line, and the byte offset of an invalid byte); the
+/// other lines are read.
+pub fn read_chat_jsonl(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut reader = std::io::BufReader::new(file);
     let mut buf = Vec::new();
     let mut out = Vec::new();
-    let mut first_bad: Option<Error> = None;
+    let mut report = ReadReport::default();
     // Bytes before this line (after a byte order mark), for an invalid byte's offset.
     let mut offset = 0;
     let mut line_no = 0;
@@ -68,30 +70,38 @@ pub fn read_chat_jsonl(path: &Path) -> Result<Vec<Item>> {
             break;
         }
         line_no += 1;
-        let bad = |reason: String| Error::ImportFormat { path: path.to_path_buf(), line: line_no, reason };
         // A UTF-8 byte order mark (Windows editors write one) is dropped.
         let bytes = if line_no == 1 { buf.strip_prefix(BOM).unwrap_or(&buf) } else { &buf[..] };
-        let text = std::str::from_utf8(bytes).map_err(|e| invalid_utf8(path, line_no, offset + e.valid_up_to()))?;
+        let at = offset;
         offset += bytes.len();
-        if first_bad.is_some() {
-            continue;
-        }
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                report.read += 1;
+                report.unreadable(UNREADABLE, line_no, format!("invalid UTF-8 at byte {}", at + e.valid_up_to()));
+                continue;
+            }
+        };
         // As `str::lines` ends a line: at `\n` or `\r\n`.
         let raw = text.strip_suffix('\n').map_or(text, |l| l.strip_suffix('\r').unwrap_or(l));
         match message(raw) {
-            Ok(Some(item)) => out.push(item),
+            Ok(Some(item)) => {
+                report.read += 1;
+                out.push(item);
+            }
             Ok(None) => {}
             Err(reason) => {
-                first_bad = Some(bad(reason));
-                out = Vec::new();
+                report.read += 1;
+                report.unreadable(UNREADABLE, line_no, reason);
             }
         }
     }
-    match first_bad {
-        Some(e) => Err(e),
-        None => Ok(out),
-    }
+    report.written = out.len() as u64;
+    Ok((out, report))
 }
+
+/// The reason a line that cannot be read is counted under.
+const UNREADABLE: &str = "unreadable line";
 
 /// The message of one line (without its line end), `None` for a blank line, or why the line
 /// is refused.
@@ -143,10 +153,16 @@ mod tests {
     use super::*;
 
     fn read(lines: &str) -> Result<Vec<Item>> {
+        let (items, report) = read_reported(lines.as_bytes());
+        report.strict(Path::new("chat.jsonl"))?;
+        Ok(items)
+    }
+
+    fn read_reported(bytes: &[u8]) -> (Vec<Item>, ReadReport) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("chat.jsonl");
-        std::fs::write(&path, lines).unwrap();
-        read_chat_jsonl(&path)
+        std::fs::write(&path, bytes).unwrap();
+        read_chat_jsonl(&path).unwrap()
     }
 
     fn role(item: &Item) -> Role {
@@ -172,23 +188,25 @@ mod tests {
     }
 
     #[test]
-    fn invalid_utf8_is_the_error_even_after_a_bad_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("chat.jsonl");
-        let mut bytes = b"{\"source_id\":\"app:a\",\"author\":\"Me\",\"ts\":1,\"text\":\"plan\"}\nnot json\n".to_vec();
+    fn a_bad_line_or_invalid_utf8_skips_that_line_only() {
+        let mut bytes =
+            b"{\"source_id\":\"app:a\",\"author\":\"Me\",\"ts\":1,\"text\":\"plan\"}\nnot json\n\n".to_vec();
         bytes.extend_from_slice(b"{\"source_id\":\"app:a\",\"author\":\"Me\",\"ts\":2,\"text\":\"\xff\"}\n");
-        std::fs::write(&path, &bytes).unwrap();
-        match read_chat_jsonl(&path).unwrap_err() {
+        bytes.extend_from_slice(b"{\"source_id\":\"app:a\",\"author\":\"Me\",\"ts\":3,\"text\":\"later\"}\n");
+        let (items, report) = read_reported(&bytes);
+        assert_eq!(items.len(), 2);
+        assert_eq!((report.read, report.written), (4, 2));
+        assert_eq!(report.skipped.get(UNREADABLE), Some(&2));
+        assert!(report.adds_up());
+        let lines: Vec<usize> = report.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [2, 4]);
+        let at = bytes.iter().position(|&b| b == 0xff).unwrap();
+        assert_eq!(report.warnings[1].reason, format!("invalid UTF-8 at byte {at}"));
+        match report.strict(Path::new("chat.jsonl")).unwrap_err() {
             Error::ImportFormat { line, reason, .. } => {
-                assert_eq!(line, 3);
-                assert_eq!(reason, format!("invalid UTF-8 at byte {}", bytes.len() - 4));
+                assert_eq!(line, 2);
+                assert!(reason.contains("expected ident") && reason.contains("first of 2 warnings"), "{reason}");
             }
-            other => panic!("{other:?}"),
-        }
-        // Without it, the bad line is the error.
-        std::fs::write(&path, &bytes[..bytes.len() - 4]).unwrap();
-        match read_chat_jsonl(&path).unwrap_err() {
-            Error::ImportFormat { line, .. } => assert_eq!(line, 2),
             other => panic!("{other:?}"),
         }
     }

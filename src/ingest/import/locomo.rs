@@ -3,7 +3,7 @@
 //! speaker as author (a speaker named `Assistant` is the host's assistant: [`role_of`]), a
 //! shared photo's caption kept in the text, `dia_id` in `source_ref`.
 
-use super::read_utf8;
+use super::{ReadReport, read_json_lossy};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item, Role};
 use crate::text::clip;
@@ -116,24 +116,48 @@ pub fn parse_session_time(s: &str) -> Option<i64> {
     Some(date.and_hms_opt(h, m, 0)?.and_utc().timestamp_millis())
 }
 
-/// Parse a LoCoMo JSON file.
+/// Parse a LoCoMo JSON file, all or nothing: the first record that cannot be read is the
+/// error (the recall harness reads its corpora so). See [`read_locomo_reported`].
+///
+/// # Errors
+/// Those of [`read_locomo_reported`], and the first of its warnings.
 pub fn read_locomo(path: &Path) -> Result<Vec<Conversation>> {
-    let entries = read_samples(path)?;
-    entries.iter().enumerate().map(|(ci, c)| conversation(path, ci, c)).collect()
+    let (convs, report) = read_locomo_reported(path)?;
+    report.strict(path)?;
+    Ok(convs)
+}
+
+/// Parse a LoCoMo JSON file, with the report of what was read: the records are the turns. A
+/// conversation without a `sample_id` or a `conversation` object is skipped and named (one
+/// record); the turns of a session without a readable `date_time` are skipped, the session
+/// named; a turn ingest would refuse is skipped and named; a turn without text or `dia_id`
+/// is skipped (`empty turn`). Bytes that are not UTF-8 are read as U+FFFD and named.
+///
+/// # Errors
+/// [`Error::ImportFormat`] when the file is not a JSON array; [`Error::Io`].
+pub fn read_locomo_reported(path: &Path) -> Result<(Vec<Conversation>, ReadReport)> {
+    let mut report = ReadReport::default();
+    let entries = samples(path, &mut report)?;
+    let convs: Vec<Conversation> =
+        entries.iter().enumerate().filter_map(|(ci, c)| conversation_reported(ci, c, &mut report)).collect();
+    report.written = convs.iter().map(|c| c.turns.len() as u64).sum();
+    Ok((convs, report))
 }
 
 /// The samples of a LoCoMo-shaped JSON file (an array of objects), unparsed: the recall
 /// harness reads samples that name files to import in place of a `conversation`.
 pub(crate) fn read_samples(path: &Path) -> Result<Vec<Value>> {
-    let text = read_utf8(path)?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| Error::ImportFormat {
-        path: path.to_path_buf(),
-        line: e.line(),
-        reason: e.to_string(),
-    })?;
-    match v {
-        Value::Array(entries) => Ok(entries),
-        _ => Err(format_error(path, "expected a JSON array of conversations".into())),
+    let mut report = ReadReport::default();
+    let entries = samples(path, &mut report)?;
+    report.strict(path)?;
+    Ok(entries)
+}
+
+fn samples(path: &Path, report: &mut ReadReport) -> Result<Vec<Value>> {
+    match read_json_lossy(path, None, report, "not LoCoMo JSON")? {
+        None => Ok(Vec::new()),
+        Some((_, Value::Array(entries))) => Ok(entries),
+        Some(_) => Err(format_error(path, "expected a JSON array of conversations".into())),
     }
 }
 
@@ -146,23 +170,42 @@ pub(crate) fn sample_id<'a>(path: &Path, ci: usize, c: &'a Value) -> Result<&'a 
     c["sample_id"].as_str().ok_or_else(|| format_error(path, format!("conversation {ci}: no sample_id")))
 }
 
-/// Sample `ci` of the file at `path` as a conversation.
+/// Sample `ci` of the file at `path` as a conversation, all or nothing (the harness's).
 pub(crate) fn conversation(path: &Path, ci: usize, c: &Value) -> Result<Conversation> {
-    let bad = |reason: String| format_error(path, reason);
-    let sample_id = sample_id(path, ci, c)?;
+    let mut report = ReadReport::default();
+    let conv = conversation_reported(ci, c, &mut report);
+    report.strict(path)?;
+    conv.ok_or_else(|| format_error(path, format!("conversation {ci}: nothing readable")))
+}
+
+/// Sample `ci` as a conversation, its unreadable parts skipped and named in `report` (see
+/// [`read_locomo_reported`]); `None` when the sample itself cannot be read.
+fn conversation_reported(ci: usize, c: &Value, report: &mut ReadReport) -> Option<Conversation> {
+    let Some(sample_id) = c["sample_id"].as_str() else {
+        report.read += 1;
+        report.unreadable(UNREADABLE_CONVERSATION, 0, format!("conversation {ci}: no sample_id: skipped"));
+        return None;
+    };
     let shown = clip(sample_id, 60);
-    let conv = c["conversation"].as_object().ok_or_else(|| bad(format!("{shown}: no conversation object")))?;
+    let Some(conv) = c["conversation"].as_object() else {
+        report.read += 1;
+        report.unreadable(UNREADABLE_CONVERSATION, 0, format!("{shown}: no conversation object: skipped"));
+        return None;
+    };
     let mut sessions: Vec<u32> = conv.keys().filter_map(|k| k.strip_prefix("session_")?.parse().ok()).collect();
     sessions.sort_unstable();
     let mut turns = Vec::new();
     for s in sessions {
         let Some(list) = conv[&format!("session_{s}")].as_array() else { continue };
-        let when = conv
-            .get(&format!("session_{s}_date_time"))
-            .and_then(|d| d.as_str())
-            .and_then(parse_session_time)
-            .ok_or_else(|| bad(format!("{shown}: session_{s} has no readable date_time")))?;
+        let when = conv.get(&format!("session_{s}_date_time")).and_then(|d| d.as_str()).and_then(parse_session_time);
+        let Some(when) = when else {
+            report.read += list.len() as u64;
+            *report.skipped.entry("turn of a session without a date".into()).or_default() += list.len() as u64;
+            report.warn(0, format!("{shown}: session_{s} has no readable date_time: its {} turns skipped", list.len()));
+            continue;
+        };
         for (i, t) in list.iter().enumerate() {
+            report.read += 1;
             let speaker = t["speaker"].as_str().unwrap_or_default().to_string();
             let dia_id = t["dia_id"].as_str().unwrap_or_default().to_string();
             let mut text = t["text"].as_str().unwrap_or_default().to_string();
@@ -170,20 +213,31 @@ pub(crate) fn conversation(path: &Path, ci: usize, c: &Value) -> Result<Conversa
                 text = format!("{text} [shares a photo: {cap}]");
             }
             if text.trim().is_empty() || dia_id.is_empty() {
+                report.skip("empty turn");
                 continue;
             }
             turns.push(Turn { dia_id, speaker, text, ts_ms: when + i as i64 * TURN_SPACING_MS, session: s });
         }
     }
-    let conv = Conversation { sample_id: sample_id.to_string(), turns, questions: questions(c) };
-    // Validate now, as the other importers do: the CLI ingests one conversation at a time,
-    // so a turn that ingest refuses (a NUL in the sample id, a date past 9999) must fail
-    // the import before the conversations ahead of it are written.
-    for (t, item) in conv.turns.iter().zip(conv.items()) {
-        item.validate().map_err(|e| bad(format!("{shown}: turn {}: {e}", clip(&t.dia_id, 60))))?;
+    let mut conv = Conversation { sample_id: sample_id.to_string(), turns, questions: questions(c) };
+    // Validate now, as the other importers do: a turn that ingest refuses (a NUL in the
+    // sample id, a date past 9999) is skipped and named before anything is written.
+    let items = conv.items();
+    let mut keep = Vec::with_capacity(conv.turns.len());
+    for (t, item) in conv.turns.drain(..).zip(items) {
+        match item.validate() {
+            Ok(()) => keep.push(t),
+            Err(e) => {
+                report.unreadable("unreadable turn", 0, format!("{shown}: turn {}: {e}: skipped", clip(&t.dia_id, 60)))
+            }
+        }
     }
-    Ok(conv)
+    conv.turns = keep;
+    Some(conv)
 }
+
+/// The reason a conversation that cannot be read is counted under.
+const UNREADABLE_CONVERSATION: &str = "unreadable conversation";
 
 /// A sample's `qa` list.
 pub(crate) fn questions(c: &Value) -> Vec<Question> {

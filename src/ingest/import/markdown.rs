@@ -66,6 +66,8 @@ pub struct NoteFolder {
     /// cannot be read this time is not mistaken for one that vanished (a folder that could
     /// not be listed has its id prefix, ending in `/`).
     pub skipped: Vec<(SourceId, FileIssue)>,
+    /// Notes left out because they hold nothing (blank, or front matter only).
+    pub empty: usize,
     /// The folder (or the one file) imported, resolved: a stored note counts as vanished only
     /// when the file it was read from lies inside it (another folder's notes, which may share
     /// the id prefix when no vault root is known, are never pruned by this import).
@@ -141,7 +143,8 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
         collect(path, &mut files, &mut unlisted, opts.strict)?;
     }
     files.sort();
-    let mut out = NoteFolder { root: root.clone(), notes: Vec::new(), skipped: Vec::new(), within: abs.clone() };
+    let mut out =
+        NoteFolder { root: root.clone(), notes: Vec::new(), skipped: Vec::new(), empty: 0, within: abs.clone() };
     // A folder that could not be listed: its id prefix (ending in `/`) keeps every note
     // stored under it from counting as vanished.
     for (dir, reason) in unlisted {
@@ -153,7 +156,7 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
         let resolved = abs_base.join(f.strip_prefix(base).unwrap_or(&f));
         match read_note(&f, &resolved, id.clone()) {
             Ok(Some(n)) => out.notes.push(n),
-            Ok(None) => {}
+            Ok(None) => out.empty += 1,
             Err(e) if !opts.strict => {
                 let reason = match e {
                     // The path is in `path` already; keep the line.
@@ -180,8 +183,8 @@ fn read_note(f: &Path, resolved: &Path, id: String) -> Result<Option<Note>> {
     }
     let body = fm.body.to_string();
     let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let title =
-        body.lines().find_map(|l| l.strip_prefix("# ").map(|t| t.trim().to_string())).unwrap_or_else(|| stem.clone());
+    // Front matter's `title`, else the first heading outside code blocks, else the file name.
+    let title = fm.title.clone().or_else(|| frontmatter::first_heading(&body)).unwrap_or_else(|| stem.clone());
     let file_ms = || {
         std::fs::metadata(f)
             .and_then(|m| m.modified())

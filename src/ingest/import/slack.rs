@@ -3,7 +3,7 @@
 //! file per day. Each channel is one chat source `slack:#<name>`, one leaf per message, oldest
 //! first. Mentions, channel links and URLs in Slack's `<...>` markup become plain text.
 
-use super::read_utf8;
+use super::{ReadReport, ReadWarning, read_json_lossy};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item, Role};
 use crate::text::clip;
@@ -14,14 +14,17 @@ use std::path::{Path, PathBuf};
 /// Message subtypes that carry no content worth remembering.
 const SKIPPED_SUBTYPES: &[&str] = &["channel_join", "channel_leave", "group_join", "group_leave"];
 
-fn parse_json(path: &Path) -> Result<(String, Value)> {
-    let text = read_utf8(path)?;
-    let v = serde_json::from_str(&text).map_err(|e| Error::ImportFormat {
-        path: path.to_path_buf(),
-        line: e.line(),
-        reason: format!("invalid JSON: {e}"),
-    })?;
-    Ok((text, v))
+/// The reason a message that cannot be read is counted under.
+const UNREADABLE: &str = "unreadable message";
+
+/// One of the export's files, read: its text and value, or `None` when it is empty.
+fn parse_json(path: &Path, report: &mut ReadReport) -> Result<Option<(String, Value)>> {
+    read_json_lossy(path, Some(path), report, "invalid JSON")
+}
+
+/// A warning about `file` at `line`.
+fn warn(report: &mut ReadReport, file: &Path, line: usize, reason: String) {
+    report.warnings.push(ReadWarning { file: Some(file.to_path_buf()), line, reason });
 }
 
 /// The 1-based line of the first occurrence of `needle` in `text` (0 when absent): Slack
@@ -30,15 +33,25 @@ fn line_of(text: &str, needle: &str) -> usize {
     text.find(needle).map(|at| text[..at].matches('\n').count() + 1).unwrap_or(0)
 }
 
-/// User id → display name, from `users.json` (optional).
-fn read_users(dir: &Path) -> Result<HashMap<String, String>> {
+/// User id → display name, from `users.json` (optional): a file that cannot be read is named
+/// in `report`, and authors are then shown by their ids.
+fn read_users(dir: &Path, report: &mut ReadReport) -> Result<HashMap<String, String>> {
     let path = dir.join("users.json");
     if !path.is_file() {
         return Ok(HashMap::new());
     }
-    let (_, v) = parse_json(&path)?;
-    let Value::Array(users) = v else {
-        return Err(Error::ImportFormat { path, line: 1, reason: "expected a JSON array of users".into() });
+    let users = match parse_json(&path, report) {
+        Ok(Some((_, Value::Array(users)))) => users,
+        Ok(None) => return Ok(HashMap::new()),
+        Ok(Some(_)) => {
+            warn(report, &path, 1, "expected a JSON array of users: names not read".into());
+            return Ok(HashMap::new());
+        }
+        Err(Error::ImportFormat { line, reason, .. }) => {
+            warn(report, &path, line, format!("{reason}: names not read"));
+            return Ok(HashMap::new());
+        }
+        Err(e) => return Err(e),
     };
     let nonblank = |v: &Value| v.as_str().map(str::trim).filter(|s| !s.is_empty()).map(String::from);
     Ok(users
@@ -60,7 +73,9 @@ struct Channel {
     id: String,
 }
 
-fn read_channels(dir: &Path) -> Result<Vec<Channel>> {
+/// The channels of `channels.json` (which must be read) and `groups.json` (when present and
+/// readable). A channel without a usable name is skipped and named, counted as one record.
+fn read_channels(dir: &Path, report: &mut ReadReport) -> Result<Vec<Channel>> {
     let main = dir.join("channels.json");
     if !main.is_file() {
         return Err(Error::ImportFormat {
@@ -74,22 +89,36 @@ fn read_channels(dir: &Path) -> Result<Vec<Channel>> {
         if !path.is_file() {
             continue;
         }
-        let (text, v) = parse_json(&path)?;
+        let required = out.is_empty() && path.ends_with("channels.json");
+        let parsed = match parse_json(&path, report) {
+            Err(Error::ImportFormat { line, reason, .. }) if !required => {
+                warn(report, &path, line, format!("{reason}: its channels not read"));
+                continue;
+            }
+            other => other?,
+        };
+        let Some((text, v)) = parsed else { continue };
         let Value::Array(list) = v else {
-            return Err(Error::ImportFormat { path, line: 1, reason: "expected a JSON array of channels".into() });
+            if required {
+                return Err(Error::ImportFormat { path, line: 1, reason: "expected a JSON array of channels".into() });
+            }
+            warn(report, &path, 1, "expected a JSON array of channels: its channels not read".into());
+            continue;
         };
         for (i, c) in list.iter().enumerate() {
             let Some(name) = c["name"].as_str().filter(|n| !n.trim().is_empty()) else {
                 let line = c["id"].as_str().map(|id| line_of(&text, id)).unwrap_or(0);
-                return Err(Error::ImportFormat { path, line, reason: format!("channel {i} has no `name`") });
+                report.read += 1;
+                report.skip("unreadable channel");
+                warn(report, &path, line, format!("channel {i} has no `name`: skipped"));
+                continue;
             };
             if name.contains(['/', '\\']) || name == "." || name == ".." {
                 let line = line_of(&text, name);
-                return Err(Error::ImportFormat {
-                    path,
-                    line,
-                    reason: format!("unsafe channel name `{}`", clip(name, 60)),
-                });
+                report.read += 1;
+                report.skip("unreadable channel");
+                warn(report, &path, line, format!("unsafe channel name `{}`: skipped", clip(name, 60)));
+                continue;
             }
             out.push(Channel { name: name.to_string(), id: c["id"].as_str().unwrap_or_default().to_string() });
         }
@@ -157,9 +186,17 @@ fn day_files(folder: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Read a Slack export folder into chat items, channel by channel (sorted by name), each
-/// channel's messages by time. Join/leave notices are skipped; shared files are kept as
-/// `[file: title]`.
-pub fn read_slack_export(dir: &Path) -> Result<Vec<Item>> {
+/// channel's messages by time, with the report of what was read. Join/leave notices, entries
+/// that are not messages and empty messages are skipped and counted; shared files are kept as
+/// `[file: title]`. A message that cannot be read (no `ts`, an unreadable one, one ingest
+/// refuses) is skipped and named by its file and line, and a day file that is not a JSON
+/// array is skipped whole (one record) and named; bytes that are not UTF-8 are read as
+/// U+FFFD and named.
+///
+/// # Errors
+/// [`Error::ImportFormat`] when the folder is not a Slack export (no readable
+/// `channels.json`); [`Error::Io`].
+pub fn read_slack_export(dir: &Path) -> Result<(Vec<Item>, ReadReport)> {
     if !dir.is_dir() {
         return Err(Error::ImportFormat {
             path: dir.to_path_buf(),
@@ -167,9 +204,10 @@ pub fn read_slack_export(dir: &Path) -> Result<Vec<Item>> {
             reason: "a Slack export is a folder (unzip the export first)".into(),
         });
     }
-    let users = read_users(dir)?;
+    let mut report = ReadReport::default();
+    let users = read_users(dir, &mut report)?;
     let mut items = Vec::new();
-    for ch in read_channels(dir)? {
+    for ch in read_channels(dir, &mut report)? {
         let folder = dir.join(&ch.name);
         if !folder.is_dir() {
             continue; // a channel without messages has no folder
@@ -177,23 +215,43 @@ pub fn read_slack_export(dir: &Path) -> Result<Vec<Item>> {
         let source: crate::SourceId = format!("slack:#{}", ch.name).into();
         let mut msgs: Vec<(i64, String, Item)> = Vec::new();
         for file in day_files(&folder)? {
-            let (text, v) = parse_json(&file)?;
-            let bad = |line: usize, reason: String| Error::ImportFormat { path: file.clone(), line, reason };
-            let Value::Array(list) = v else {
-                return Err(bad(1, "expected a JSON array of messages".into()));
+            let (text, list) = match parse_json(&file, &mut report) {
+                Ok(Some((text, Value::Array(list)))) => (text, list),
+                Ok(None) => continue,
+                Ok(Some(_)) => {
+                    report.read += 1;
+                    report.skip("unreadable day file");
+                    warn(&mut report, &file, 1, "expected a JSON array of messages: the file is skipped".into());
+                    continue;
+                }
+                Err(Error::ImportFormat { line, reason, .. }) => {
+                    report.read += 1;
+                    report.skip("unreadable day file");
+                    warn(&mut report, &file, line, format!("{reason}: the file is skipped"));
+                    continue;
+                }
+                Err(e) => return Err(e),
             };
             for (i, m) in list.iter().enumerate() {
+                report.read += 1;
                 if m["type"].as_str().is_some_and(|t| t != "message") {
+                    report.skip("not a message");
                     continue;
                 }
                 if m["subtype"].as_str().is_some_and(|s| SKIPPED_SUBTYPES.contains(&s)) {
+                    report.skip("join or leave notice");
                     continue;
                 }
                 let Some(ts) = m["ts"].as_str() else {
-                    return Err(bad(0, format!("message {i} has no string `ts`")));
+                    report.skip(UNREADABLE);
+                    warn(&mut report, &file, 0, format!("message {i} has no string `ts`: skipped"));
+                    continue;
                 };
-                let ts_ms =
-                    parse_ts(ts).ok_or_else(|| bad(line_of(&text, ts), format!("unreadable ts `{}`", clip(ts, 60))))?;
+                let Some(ts_ms) = parse_ts(ts) else {
+                    report.skip(UNREADABLE);
+                    warn(&mut report, &file, line_of(&text, ts), format!("unreadable ts `{}`: skipped", clip(ts, 60)));
+                    continue;
+                };
                 let mut body = slack_to_text(m["text"].as_str().unwrap_or_default(), &users);
                 for f in m["files"].as_array().map(Vec::as_slice).unwrap_or_default() {
                     if let Some(t) = f["title"].as_str().or(f["name"].as_str()) {
@@ -201,6 +259,7 @@ pub fn read_slack_export(dir: &Path) -> Result<Vec<Item>> {
                     }
                 }
                 if body.trim().is_empty() {
+                    report.skip("empty message");
                     continue;
                 }
                 let user = m["user"].as_str().unwrap_or_default();
@@ -221,16 +280,21 @@ pub fn read_slack_export(dir: &Path) -> Result<Vec<Item>> {
                     role: Role::Person,
                     title: None,
                 };
-                // Validate now so the error names the file and line.
+                // Validate now so the warning names the file and line.
                 let item = Item::Chat(msg);
-                item.validate().map_err(|e| bad(line_of(&text, ts), e.to_string()))?;
+                if let Err(e) = item.validate() {
+                    report.skip(UNREADABLE);
+                    warn(&mut report, &file, line_of(&text, ts), format!("{e}: skipped"));
+                    continue;
+                }
                 msgs.push((ts_ms, ts.to_string(), item));
             }
         }
         msgs.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         items.extend(msgs.into_iter().map(|(_, _, item)| item));
     }
-    Ok(items)
+    report.written = items.len() as u64;
+    Ok((items, report))
 }
 
 #[cfg(test)]
@@ -258,7 +322,10 @@ mod tests {
     #[test]
     fn channels_become_chat_sources_in_time_order() {
         let d = export();
-        let items = read_slack_export(d.path()).unwrap();
+        let (items, report) = read_slack_export(d.path()).unwrap();
+        assert_eq!((report.read, report.written), (3, 2));
+        assert_eq!(report.skipped.get("join or leave notice"), Some(&1), "{report:?}");
+        assert!(report.adds_up());
         let msgs: Vec<ChatMessage> = items
             .into_iter()
             .map(|i| match i {
@@ -275,24 +342,43 @@ mod tests {
         assert_eq!(msgs[1].source_ref.as_deref(), Some("slack:archives/C1/p1683020000000200"));
     }
 
+    /// The first warning, as `--strict` makes it the error.
+    fn strict_error(dir: &Path) -> String {
+        let (_, report) = read_slack_export(dir).unwrap();
+        report.strict(dir).unwrap_err().to_string()
+    }
+
     #[test]
-    fn bad_files_name_file_and_line() {
+    fn bad_files_and_messages_are_skipped_and_named() {
         let d = export();
         std::fs::write(d.path().join("eng/2023-05-03.json"), "[\n {\"type\":\"message\",\n \"text\": oops}\n]")
             .unwrap();
-        let e = read_slack_export(d.path()).unwrap_err().to_string();
+        let (items, report) = read_slack_export(d.path()).unwrap();
+        assert_eq!(items.len(), 2, "the other day is read");
+        assert_eq!(report.skipped.get("unreadable day file"), Some(&1), "{report:?}");
+        assert!(report.adds_up());
+        let e = strict_error(d.path());
         assert!(e.contains("2023-05-03.json:3: invalid JSON"), "{e}");
 
-        std::fs::write(d.path().join("eng/2023-05-03.json"), b"[{\"type\":\"message\",\"text\":\"\xff\"}]").unwrap();
-        let e = read_slack_export(d.path()).unwrap_err().to_string();
+        std::fs::write(
+            d.path().join("eng/2023-05-03.json"),
+            b"[{\"type\":\"message\",\"text\":\"\xff\",\"ts\":\"1683100000.1\"}]",
+        )
+        .unwrap();
+        let (items, report) = read_slack_export(d.path()).unwrap();
+        assert_eq!(items.len(), 3, "a bad byte is read as U+FFFD");
+        assert!(report.warnings[0].reason.starts_with("invalid UTF-8 at byte 27"), "{report:?}");
+        let e = strict_error(d.path());
         assert!(e.contains("2023-05-03.json:1: invalid UTF-8"), "{e}");
 
         std::fs::write(
             d.path().join("eng/2023-05-03.json"),
-            "[\n{\"type\":\"message\",\"text\":\"x\",\n\"ts\":\"soon\"}]",
+            "[\n{\"type\":\"message\",\"text\":\"x\",\n\"ts\":\"soon\"},{\"type\":\"message\",\"text\":\"y\",\"ts\":\"1683100000.1\"}]",
         )
         .unwrap();
-        let e = read_slack_export(d.path()).unwrap_err().to_string();
+        let (items, report) = read_slack_export(d.path()).unwrap();
+        assert_eq!((items.len(), report.skipped.get(UNREADABLE)), (3, Some(&1)));
+        let e = strict_error(d.path());
         assert!(e.contains("2023-05-03.json:3: unreadable ts `soon`"), "{e}");
 
         let empty = tempfile::tempdir().unwrap();

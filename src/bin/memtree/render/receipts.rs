@@ -23,7 +23,28 @@ pub fn imported(path: &str, s: &ImportSummary, pruned: bool) -> (Vec<String>, Ve
         "imported {path}: {} leaves, {} summaries ({} already there)",
         r.leaves, r.summaries, r.duplicates
     )];
-    let Some(n) = &s.notes else { return (out, Vec::new()) };
+    let Some(n) = &s.notes else {
+        // Messages and e-mails: the counts (they add up to `read`) and each record skipped or
+        // doubted, named as the CLI names it.
+        let Some(read) = &s.read else { return (out, Vec::new()) };
+        let skipped: u64 = read.skipped.values().sum();
+        out.push(format!(
+            "records: {} read, {} written, {} already there, {} forgotten, {} skipped",
+            read.read, read.written, read.duplicates, read.forgotten, skipped
+        ));
+        let notices = read
+            .warnings
+            .iter()
+            .map(|w| {
+                let file = w.file.as_deref().map_or_else(|| path.to_string(), |f| f.display().to_string());
+                match w.line {
+                    0 => format!("warning: {file}: {}", w.reason),
+                    line => format!("warning: {file}:{line}: {}", w.reason),
+                }
+            })
+            .collect();
+        return (out, notices);
+    };
     out.push(format!(
         "notes: {} added, {} replaced, {} unchanged, {} vanished{}, {} skipped",
         n.added,

@@ -3,8 +3,8 @@
 //! Only that branch is read, from `current_node` up to the root: an edited question or a
 //! regenerated answer leaves its older siblings in the tree, which the user no longer sees.
 
-use super::{Conversation, Said, conversations, into_items, text_field};
-use crate::error::{Error, Result};
+use super::{Conversation, Said, conversations, into_items, text_field, unreadable_conversation, unreadable_message};
+use crate::error::Result;
 use crate::ingest::import::{ReadReport, ts};
 use crate::ingest::{Item, Role};
 use serde_json::Value;
@@ -13,29 +13,32 @@ use std::path::Path;
 
 /// Read a ChatGPT export's `conversations.json` into chat items (see the module above).
 ///
+/// A conversation without an id or a mapping is skipped and named (one record), as is a
+/// message without a readable time when its conversation has none either.
+///
 /// # Errors
-/// [`Error::ImportFormat`] naming the conversation when the file is not such an export, a
-/// conversation has no id or no mapping, or a message has no time and neither has its
-/// conversation.
+/// [`Error::ImportFormat`](crate::Error::ImportFormat) when the file is not such an export.
 pub fn read_chatgpt_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
-    let raw = conversations(path, "ChatGPT", "`mapping` and `current_node`")?;
     let mut report = ReadReport::default();
+    let raw = conversations(path, "ChatGPT", "`mapping` and `current_node`", &mut report)?;
     let mut convs = Vec::with_capacity(raw.len());
     for (i, c) in raw.iter().enumerate() {
-        let bad = |reason: String| Error::ImportFormat {
-            path: path.to_path_buf(),
-            line: 1,
-            reason: format!("conversation {} ({}): {reason}", i + 1, text_field(c, "id").unwrap_or("no id")),
-        };
+        let bad =
+            |reason: String| format!("conversation {} ({}): {reason}", i + 1, text_field(c, "id").unwrap_or("no id"));
         let Some(id) = text_field(c, "id").or_else(|| text_field(c, "conversation_id")) else {
-            return Err(bad(if c.get("chat_messages").is_some() {
-                "no `id`: this looks like a Claude export; use --format claude".into()
-            } else {
-                "no `id` or `conversation_id`".into()
-            }));
+            unreadable_conversation(
+                &mut report,
+                bad(if c.get("chat_messages").is_some() {
+                    "no `id`: this looks like a Claude export; use --format claude".into()
+                } else {
+                    "no `id` or `conversation_id`".into()
+                }),
+            );
+            continue;
         };
         let Some(mapping) = c.get("mapping").and_then(Value::as_object) else {
-            return Err(bad("no `mapping` of messages".into()));
+            unreadable_conversation(&mut report, bad("no `mapping` of messages".into()));
+            continue;
         };
         let conv_ms = c.get("create_time").filter(|v| !v.is_null()).and_then(|v| ts::epoch_ms(v).ok());
         let mut said = Vec::new();
@@ -43,12 +46,20 @@ pub fn read_chatgpt_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
         for node in branch(mapping, c) {
             let Some(m) = node.get("message").filter(|m| m.is_object()) else { continue };
             report.read += 1;
-            let ms = match m.get("create_time").filter(|v| !v.is_null()) {
-                Some(v) => Some(ts::epoch_ms(v).map_err(|e| bad(format!("message create_time {e}")))?),
+            let ms = match m.get("create_time").filter(|v| !v.is_null()).map(ts::epoch_ms) {
+                Some(Ok(ms)) => Some(ms),
+                Some(Err(e)) => {
+                    unreadable_message(&mut report, bad(format!("message create_time {e}")));
+                    continue;
+                }
                 None => last_ms,
             };
             let Some(ts_ms) = ms else {
-                return Err(bad("a message without `create_time` in a conversation without one".into()));
+                unreadable_message(
+                    &mut report,
+                    bad("a message without `create_time` in a conversation without one".into()),
+                );
+                continue;
             };
             last_ms = Some(ts_ms);
             let Some((role, author)) = speaker(m, &mut report) else { continue };

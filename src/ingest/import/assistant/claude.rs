@@ -4,8 +4,8 @@
 //! `parent_message_uuid` and the conversation `current_leaf_message_uuid`, only that branch is
 //! read, as ChatGPT's; otherwise every message, in the order the export lists them.
 
-use super::{Conversation, Said, conversations, into_items, text_field};
-use crate::error::{Error, Result};
+use super::{Conversation, Said, conversations, into_items, text_field, unreadable_conversation, unreadable_message};
+use crate::error::Result;
 use crate::ingest::import::{ReadReport, ts};
 use crate::ingest::{Item, Role};
 use serde_json::Value;
@@ -14,29 +14,34 @@ use std::path::Path;
 
 /// Read a Claude export's `conversations.json` into chat items (see the module above).
 ///
+/// A conversation without a `uuid` or `chat_messages` is skipped and named (one record), as
+/// is a message without a readable time when its conversation has none either. Tool and
+/// thinking blocks of a kept message are counted in [`ReadReport::left_out`].
+///
 /// # Errors
-/// [`Error::ImportFormat`] naming the conversation when the file is not such an export, a
-/// conversation has no `uuid`, or a message has no readable time and neither has its
-/// conversation.
+/// [`Error::ImportFormat`](crate::Error::ImportFormat) when the file is not such an export.
 pub fn read_claude_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
-    let raw = conversations(path, "Claude", "`uuid` and `chat_messages`")?;
     let mut report = ReadReport::default();
+    let raw = conversations(path, "Claude", "`uuid` and `chat_messages`", &mut report)?;
     let mut convs = Vec::with_capacity(raw.len());
     for (i, c) in raw.iter().enumerate() {
-        let bad = |reason: String| Error::ImportFormat {
-            path: path.to_path_buf(),
-            line: 1,
-            reason: format!("conversation {} ({}): {reason}", i + 1, text_field(c, "uuid").unwrap_or("no uuid")),
+        let bad = |reason: String| {
+            format!("conversation {} ({}): {reason}", i + 1, text_field(c, "uuid").unwrap_or("no uuid"))
         };
         let Some(uuid) = text_field(c, "uuid") else {
-            return Err(bad(if c.get("mapping").is_some() {
-                "no `uuid`: this looks like a ChatGPT export; use --format chatgpt".into()
-            } else {
-                "no `uuid`".into()
-            }));
+            unreadable_conversation(
+                &mut report,
+                bad(if c.get("mapping").is_some() {
+                    "no `uuid`: this looks like a ChatGPT export; use --format chatgpt".into()
+                } else {
+                    "no `uuid`".into()
+                }),
+            );
+            continue;
         };
         let Some(messages) = c.get("chat_messages").and_then(Value::as_array) else {
-            return Err(bad("no `chat_messages` array".into()));
+            unreadable_conversation(&mut report, bad("no `chat_messages` array".into()));
+            continue;
         };
         let time = |v: &Value| text_field(v, "created_at").and_then(ts::from_text);
         let mut last_ms = time(c);
@@ -44,10 +49,14 @@ pub fn read_claude_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
         for m in branch(messages, c) {
             report.read += 1;
             let Some(ts_ms) = time(m).or(last_ms) else {
-                return Err(bad(format!(
-                    "message {}: no readable `created_at` (and none on the conversation)",
-                    text_field(m, "uuid").unwrap_or("without uuid")
-                )));
+                unreadable_message(
+                    &mut report,
+                    bad(format!(
+                        "message {}: no readable `created_at` (and none on the conversation)",
+                        text_field(m, "uuid").unwrap_or("without uuid")
+                    )),
+                );
+                continue;
             };
             last_ms = Some(ts_ms);
             let (role, author) = match text_field(m, "sender") {
@@ -112,8 +121,8 @@ fn message_text(m: &Value, report: &mut ReadReport) -> String {
         blocks = true;
         match b.get("type").and_then(Value::as_str) {
             Some("text") => texts.extend(text_field(b, "text").map(str::to_string)),
-            Some("tool_use" | "tool_result") => report.skip("tool block"),
-            Some("thinking" | "redacted_thinking") => report.skip("reasoning"),
+            Some("tool_use" | "tool_result") => report.leave_out("tool block"),
+            Some("thinking" | "redacted_thinking") => report.leave_out("reasoning"),
             _ => {}
         }
     }

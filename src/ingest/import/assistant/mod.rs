@@ -42,12 +42,12 @@ struct Conversation {
     said: Vec<Said>,
 }
 
-/// The export's top-level array, or an error saying what the file is instead.
-fn conversations(path: &Path, format: &str, expect: &str) -> Result<Vec<Value>> {
-    let text = super::read_utf8(path)?;
+/// The export's top-level array (empty for a file of white space only), or an error saying
+/// what the file is instead. Bytes that are not UTF-8 are read as U+FFFD and named in `report`.
+fn conversations(path: &Path, format: &str, expect: &str, report: &mut ReadReport) -> Result<Vec<Value>> {
     let bad = |line: usize, reason: String| Error::ImportFormat { path: path.to_path_buf(), line, reason };
-    let v: Value = serde_json::from_str(&text)
-        .map_err(|e| bad(e.line(), format!("not a {format} export (`conversations.json`, a JSON array): {e}")))?;
+    let what = format!("not a {format} export (`conversations.json`, a JSON array)");
+    let Some((_, v)) = super::read_json_lossy(path, None, report, &what)? else { return Ok(Vec::new()) };
     match v {
         Value::Array(items) => Ok(items),
         Value::Object(o) if o.contains_key("conversations") => match o.get("conversations") {
@@ -56,6 +56,17 @@ fn conversations(path: &Path, format: &str, expect: &str) -> Result<Vec<Value>> 
         },
         _ => Err(bad(1, format!("not a {format} export: expected a JSON array of conversations with {expect}"))),
     }
+}
+
+/// A conversation that cannot be read: one record, skipped and named.
+fn unreadable_conversation(report: &mut ReadReport, reason: String) {
+    report.read += 1;
+    report.unreadable("unreadable conversation", 0, format!("{reason}: skipped"));
+}
+
+/// A message that cannot be read: skipped and named (it was counted as read).
+fn unreadable_message(report: &mut ReadReport, reason: String) {
+    report.unreadable("unreadable message", 0, format!("{reason}: skipped"));
 }
 
 /// The conversations as chat items, oldest conversation first, each in message order.

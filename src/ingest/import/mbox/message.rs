@@ -37,12 +37,20 @@ pub(super) struct Parsed {
 /// A fault in a message: the 1-based file line and the reason.
 pub(super) type LineErr = (usize, String);
 
-/// Read one message. Fails on a message cut off inside its headers, on the file's last message
-/// cut off inside a multipart body (`at_end`: the file was cut), and on a message with no
-/// readable date; any bytes are text (decoded per the charset they declare, lossily where they
-/// break it). An unclosed multipart with another message after it is malformed mail, not a
-/// cut file: it is read as far as it goes and noted in `notes`.
-pub(super) fn parse(mut raw: RawMessage, at_end: bool, notes: &mut Vec<LineErr>) -> Result<Parsed, LineErr> {
+/// Read one message. Fails (the caller skips the message and names it) on a message cut off
+/// inside its headers, on the file's last message cut off inside a multipart body (`at_end`:
+/// the file was cut, as an interrupted download cuts it), and on a message with no date at
+/// all; any bytes are text (decoded per the charset they declare, lossily where they break
+/// it). An unclosed multipart with another message after it is malformed mail, not a cut
+/// file: it is read as far as it goes and noted in `notes`. A message without a readable
+/// `Date:` is dated by the fallbacks of [`date`], each named in `notes`; `prev_ms` is the
+/// time of the message before it in the file.
+pub(super) fn parse(
+    mut raw: RawMessage,
+    at_end: bool,
+    prev_ms: Option<i64>,
+    notes: &mut Vec<LineErr>,
+) -> Result<Parsed, LineErr> {
     let Some(header_end) = header_end(&raw.bytes) else {
         return Err((
             if raw.bytes.is_empty() { raw.start } else { raw.line_at(raw.bytes.len() - 1) },
@@ -53,7 +61,7 @@ pub(super) fn parse(mut raw: RawMessage, at_end: bool, notes: &mut Vec<LineErr>)
     let Some(msg) = MessageParser::new().parse(&raw.bytes[..]) else {
         // No header at all (the message opens with a blank line): a body and nothing else.
         let body = String::from_utf8_lossy(&raw.bytes[header_end..]).trim().to_string();
-        let date_ms = separator_date(&raw.separator).ok_or_else(|| no_date(&raw))?;
+        let date_ms = fallback_date(&raw, None, NO_DATE_HEADER, prev_ms, notes)?;
         return Ok(Parsed {
             start: raw.start,
             message_id: None,
@@ -73,7 +81,7 @@ pub(super) fn parse(mut raw: RawMessage, at_end: bool, notes: &mut Vec<LineErr>)
         }
         notes.push((line, format!("{reason}; another message follows, so it is read as far as it goes")));
     }
-    let date_ms = date(&raw, &msg)?;
+    let date_ms = date(&raw, &msg, prev_ms, notes)?;
     let ids = |v: &HeaderValue<'_>| -> Vec<String> {
         match v {
             HeaderValue::Text(t) => vec![t.trim().to_string()],
@@ -151,29 +159,84 @@ fn check_multipart_closed(raw: &RawMessage, msg: &Message<'_>) -> Result<(), Lin
     Ok(())
 }
 
-/// `Date:`, else the separator's date; a `Date:` that cannot be read is an error (a wrong
-/// date would file the mail in the wrong week).
-fn date(raw: &RawMessage, msg: &Message<'_>) -> Result<i64, LineErr> {
+/// `Date:`; else (no `Date:`, an empty one, one that cannot be read) the first of the
+/// fallbacks of [`fallback_date`] that has a date, named in `notes` (a wrong date would file
+/// the mail in the wrong week without a word).
+fn date(raw: &RawMessage, msg: &Message<'_>, prev_ms: Option<i64>, notes: &mut Vec<LineErr>) -> Result<i64, LineErr> {
     let header = msg.root_part().headers.iter().find(|h| h.name == HeaderName::Date);
-    match header {
+    let (line, why) = match header {
         Some(h) => match &h.value {
-            HeaderValue::DateTime(d) if d.is_valid() => Ok(d.to_timestamp().saturating_mul(1000)),
+            HeaderValue::DateTime(d) if d.is_valid() => return Ok(d.to_timestamp().saturating_mul(1000)),
             _ => {
                 let start = (h.offset_start as usize).min(raw.bytes.len());
                 let end = (h.offset_end as usize).clamp(start, raw.bytes.len());
                 let value = String::from_utf8_lossy(&raw.bytes[start..end]);
-                Err((
-                    raw.line_at(h.offset_field as usize),
-                    format!("unreadable Date header `{}`", clip(value.trim(), 60)),
-                ))
+                let value = value.trim();
+                let why = if value.is_empty() {
+                    "empty Date header".to_string()
+                } else {
+                    format!("unreadable Date header `{}`", clip(value, 60))
+                };
+                (Some(raw.line_at(h.offset_field as usize)), why)
             }
         },
-        None => separator_date(&raw.separator).ok_or_else(|| no_date(raw)),
-    }
+        None => (None, NO_DATE_HEADER.to_string()),
+    };
+    let received = msg
+        .root_part()
+        .headers
+        .iter()
+        .filter(|h| h.name == HeaderName::Received)
+        .filter_map(|h| match &h.value {
+            HeaderValue::Received(r) => r.date().filter(|d| d.is_valid()),
+            _ => None,
+        })
+        .next_back()
+        .map(|d| d.to_timestamp().saturating_mul(1000));
+    let at = line.unwrap_or(raw.start);
+    let mut noted = Vec::new();
+    let ms = fallback_date(raw, received, &why, prev_ms, &mut noted);
+    notes.extend(noted.into_iter().map(|(_, reason)| (at, reason)));
+    ms
 }
 
-fn no_date(raw: &RawMessage) -> LineErr {
-    (raw.start, "message has no Date header and no date on its `From ` line".to_string())
+/// A message's date when its `Date:` cannot be had (`why`): its `From ` line's date, else
+/// its last `Received:` header's (the first hop, the nearest to when it was sent), else the
+/// time of the message before it in the file; the one taken is named in `notes`. No date at
+/// all is the error.
+fn fallback_date(
+    raw: &RawMessage,
+    received: Option<i64>,
+    why: &str,
+    prev_ms: Option<i64>,
+    notes: &mut Vec<LineErr>,
+) -> Result<i64, LineErr> {
+    let (ms, from) = if let Some(ms) = separator_date(&raw.separator) {
+        // mbox's own date (the delivery time) for a message without `Date:` is how mbox has
+        // always been read: said only when a `Date:` was there and could not be read.
+        if why == NO_DATE_HEADER {
+            return Ok(ms);
+        }
+        (ms, "its `From ` line's date")
+    } else if let Some(ms) = received {
+        (ms, "its last Received header's date")
+    } else if let Some(ms) = prev_ms {
+        (ms, "the time of the message before it")
+    } else {
+        return Err(no_date(raw, why));
+    };
+    notes.push((raw.start, format!("{why}: dated by {from}")));
+    Ok(ms)
+}
+
+/// Why a message without a `Date:` header is dated by a fallback.
+const NO_DATE_HEADER: &str = "no Date header";
+
+fn no_date(raw: &RawMessage, why: &str) -> LineErr {
+    (
+        raw.start,
+        format!("{why}, no date on its `From ` line or in a Received header, and no message before it: skipped"),
+    )
 }
 
 /// The asctime date of a `From sender Tue May  2 09:14:00 2023` separator (a numeric zone

@@ -19,17 +19,21 @@ use std::io::BufReader;
 use std::path::Path;
 
 /// Parse an mbox file into e-mail items, oldest first, with the report of what was read: the
-/// messages found, and each line the splitter kept as text although it might have separated
-/// two messages (named, so nothing is glued silently). Fails on a file that does not start
-/// with a `From ` line, a message cut off inside its headers or inside a multipart body, and a
-/// message with no readable date, naming the file and the line. Bytes that are not UTF-8 are
-/// not an error: mail declares its charsets, and each text is decoded by its own.
+/// messages found, each line the splitter kept as text although it might have separated two
+/// messages (named, so nothing is glued silently), each date taken from a fallback, and each
+/// message skipped. A message is skipped, and named by its line, when it cannot be read: cut
+/// off inside its headers, the file's last message cut off inside a multipart body (an
+/// interrupted download: the complete messages before it are read), no date anywhere, or one
+/// ingest refuses. Fails only on a file that does not start with a `From ` line, and on I/O.
+/// Bytes that are not UTF-8 are not an error: mail declares its charsets, and each text is
+/// decoded by its own.
 pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
     let bad = |line: usize, reason: String| Error::ImportFormat { path: path.to_path_buf(), line, reason };
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut threads = thread::Threads::default();
     let mut out = Vec::new();
     let mut report = ReadReport::default();
+    let mut prev_ms = None;
     let mut messages = Messages::new(BufReader::with_capacity(1 << 16, file)).peekable();
     while let Some(raw) = messages.next() {
         let raw = raw.map_err(|e| match e {
@@ -41,29 +45,47 @@ pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
         report.read += 1;
         let mut notes = raw.notes.clone();
         let at_end = messages.peek().is_none();
-        let p = message::parse(raw, at_end, &mut notes).map_err(|(line, reason)| bad(line, reason))?;
-        notes.sort();
-        report.warnings.extend(notes.into_iter().map(|(line, reason)| ReadWarning { line, reason }));
-        let root = threads.root(&p);
-        let item = Item::Email(EmailMessage {
-            source_id: format!("mbox:{root}").into(),
-            source_ref: p.message_id.as_ref().map(|id| format!("mid:{id}")),
-            message_id: p.message_id,
-            from: p.from,
-            to: p.to,
-            cc: p.cc,
-            subject: p.subject,
-            date_ms: p.date_ms,
-            body: p.body,
+        let parsed = message::parse(raw, at_end, prev_ms, &mut notes);
+        let item = parsed.and_then(|p| {
+            let root = threads.root(&p);
+            let item = Item::Email(EmailMessage {
+                source_id: format!("mbox:{root}").into(),
+                source_ref: p.message_id.as_ref().map(|id| format!("mid:{id}")),
+                message_id: p.message_id,
+                from: p.from,
+                to: p.to,
+                cc: p.cc,
+                subject: p.subject,
+                date_ms: p.date_ms,
+                body: p.body,
+            });
+            // Validate now so the warning names the message.
+            match item.validate() {
+                Ok(()) => Ok((p.date_ms, p.start, item)),
+                Err(e) => Err((p.start, format!("message at line {}: {e}: skipped", p.start))),
+            }
         });
-        // Validate now so the error names the message.
-        item.validate().map_err(|e| bad(p.start, e.to_string()))?;
-        out.push((p.date_ms, p.start, item));
+        match item {
+            Ok(found) => {
+                prev_ms = Some(found.0);
+                out.push(found);
+            }
+            Err((line, reason)) => {
+                report.skip(SKIPPED);
+                let reason = if reason.ends_with("skipped") { reason } else { format!("{reason}: skipped") };
+                notes.push((line, reason));
+            }
+        }
+        notes.sort();
+        report.warnings.extend(notes.into_iter().map(|(line, reason)| ReadWarning { file: None, line, reason }));
     }
     out.sort_by_key(|(date, start, _)| (*date, *start));
     report.written = out.len() as u64;
     Ok((out.into_iter().map(|(_, _, item)| item).collect(), report))
 }
+
+/// The reason a message that cannot be read is counted under.
+const SKIPPED: &str = "unreadable message";
 
 #[cfg(test)]
 mod tests {
@@ -131,20 +153,31 @@ at noon.\n\
         assert_eq!(m[1].date_ms - m[0].date_ms, 46 * 60 * 1000);
     }
 
+    /// The first warning, as `--strict` makes it the error.
+    fn strict_error(p: &std::path::Path) -> String {
+        let (_, report) = read_mbox(p).unwrap();
+        report.strict(p).unwrap_err().to_string()
+    }
+
     #[test]
-    fn bad_files_name_the_line() {
+    fn bad_messages_are_skipped_and_named() {
         let (_d, p) = write(b"hello\n");
         let e = read_mbox(&p).unwrap_err().to_string();
         assert!(e.ends_with(":1: not an mbox file: expected a `From ` separator line before any message"), "{e}");
 
         let (_d, p) = write(b"From a Tue May  2 09:14:00 2023\nFrom: a@example.com\nSubject: x");
-        let e = read_mbox(&p).unwrap_err().to_string();
+        let e = strict_error(&p);
         assert!(e.contains(":3: truncated message (starts at line 1)"), "{e}");
 
+        // A download cut inside the last message's multipart body: the complete message
+        // before it is read, the cut one named and skipped.
         let cut = TWO.split("--XX--").next().unwrap();
         let (_d, p) = write(cut.as_bytes());
-        let e = read_mbox(&p).unwrap_err().to_string();
-        assert!(e.contains("truncated multipart body (starts at line 19)"), "{e}");
+        let (items, report) = read_mbox(&p).unwrap();
+        assert_eq!((items.len(), report.read, report.skipped.get(SKIPPED)), (1, 2, Some(&1)));
+        assert!(report.adds_up());
+        assert!(report.warnings[0].reason.contains("truncated multipart body (starts at line 19)"), "{report:?}");
+        assert!(report.warnings[0].reason.ends_with(": skipped"), "{report:?}");
 
         // Bytes that are not UTF-8 are text in some charset, not a broken file.
         let mut bytes = TWO.as_bytes().to_vec();
@@ -153,8 +186,34 @@ at noon.\n\
         assert_eq!(read_mbox(&p).unwrap().0.len(), 2);
 
         let (_d, p) = write(b"From a@example.com\nFrom: a@example.com\nSubject: x\n\nbody\n");
-        let e = read_mbox(&p).unwrap_err().to_string();
-        assert!(e.contains(":1: message has no Date header"), "{e}");
+        let (items, report) = read_mbox(&p).unwrap();
+        assert!(items.is_empty());
+        assert!(report.warnings[0].reason.contains("no Date header, no date on its `From ` line"), "{report:?}");
+    }
+
+    #[test]
+    fn dates_fall_back_from_line_received_previous_each_named() {
+        let text = "From a@example.com Tue May  2 09:14:00 2023\nFrom: a@example.com\nSubject: one\nDate: \n\nbody one\n\n\
+                    From b@example.com\nFrom: b@example.com\nSubject: two\n\
+                    Received: from relay.example.com by mx.example.com; Wed, 3 May 2023 10:00:00 +0000\n\
+                    Received: from laptop by relay.example.com; Wed, 3 May 2023 08:00:00 +0000\n\nbody two\n\n\
+                    From c@example.com\nFrom: c@example.com\nSubject: three\nDate: someday\n\nbody three\n";
+        let (_d, p) = write(text.as_bytes());
+        let (items, report) = read_mbox(&p).unwrap();
+        let m = emails((items, report.clone()));
+        let may2 = 1_683_018_840_000;
+        let may3_8h = 1_683_100_800_000;
+        assert_eq!(m.iter().map(|e| e.date_ms).collect::<Vec<_>>(), [may2, may3_8h, may3_8h]);
+        let reasons: Vec<(usize, &str)> = report.warnings.iter().map(|w| (w.line, w.reason.as_str())).collect();
+        assert_eq!(
+            reasons,
+            [
+                (4, "empty Date header: dated by its `From ` line's date"),
+                (8, "no Date header: dated by its last Received header's date"),
+                (19, "unreadable Date header `someday`: dated by the time of the message before it"),
+            ]
+        );
+        assert!(report.adds_up());
     }
 
     #[test]
@@ -165,6 +224,7 @@ at noon.\n\
         let (_d, p) = write(format!("{cut}{third}").as_bytes());
         let (items, report) = read_mbox(&p).unwrap();
         assert_eq!((items.len(), report.read), (3, 3));
+        assert!(report.adds_up());
         assert_eq!(report.warnings.len(), 1, "{report:?}");
         assert!(report.warnings[0].reason.contains("truncated multipart body (starts at line 19)"), "{report:?}");
         assert!(report.warnings[0].reason.contains("another message follows"), "{report:?}");
