@@ -3,6 +3,7 @@
 
 mod batch;
 mod entities;
+mod forgotten;
 mod migrate;
 mod models;
 mod nodes;
@@ -13,6 +14,7 @@ mod vectors;
 
 pub use batch::{BatchReads, NodeBrief, WindowNode};
 pub use entities::{EdgeRow, EntityReads, EntityRow};
+pub use forgotten::{ForgetRecord, ForgottenReads};
 pub use models::{Adopted, ModelReads};
 pub use nodes::{BufferStats, NodeKey, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
 pub use note_roots::NoteRootReads;
