@@ -55,7 +55,9 @@ pub enum Error {
         reason: String,
     },
     /// An archive written by a newer memtree, in a format version this build cannot read.
-    #[error("archive format version {found} is newer than this memtree reads (up to {supported}): restore it with a newer memtree")]
+    #[error(
+        "archive format version {found} is newer than this memtree reads (up to {supported}): restore it with a newer memtree"
+    )]
     ArchiveVersion {
         /// The archive's version.
         found: u32,
@@ -64,7 +66,9 @@ pub enum Error {
     },
     /// A restore with another embedding model than the one the archive names: its vectors
     /// would be another model's than the store it came from.
-    #[error("the archive was exported with model `{archive}`, this restore runs with `{given}`: pass the archive's model, or --no-model and run `memtree reindex` with the new one afterwards")]
+    #[error(
+        "the archive was exported with model `{archive}`, this restore runs with `{given}`: pass the archive's model, or --no-model and run `memtree reindex` with the new one afterwards"
+    )]
     ArchiveModel {
         /// The model the archive names.
         archive: String,

@@ -105,6 +105,6 @@ pub use retrieval::{
     SearchEntitiesArgs, Snippet, WalkArgs, WalkParams, cover_window, drill_down, fetch_leaves, query_source,
     search_entities, walk,
 };
-pub use store::{EdgeRow, SourceSummary, StoreCounts};
+pub use store::{EdgeRow, ForgetRecord, SourceSummary, StoreCounts};
 pub use tree::{ExtractiveSummariser, Summariser, SummaryChild, SummaryRequest};
 pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};

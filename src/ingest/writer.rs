@@ -16,8 +16,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 mod forget;
 mod held;
 pub use forget::Resealed;
-pub(crate) use held::content_hash;
 use held::Held;
+pub(crate) use held::content_hash;
 
 /// Topics kept per summary.
 const TOPICS_PER_SUMMARY: usize = 6;

@@ -47,7 +47,9 @@ impl Tx<'_> {
     pub fn insert_forgotten(&self, r: &ForgetRecord) -> Result<i64> {
         let id = (r.id > 0).then_some(r.id);
         self.tx
-            .prepare_cached(&format!("INSERT OR REPLACE INTO forgotten ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"))?
+            .prepare_cached(&format!(
+                "INSERT OR REPLACE INTO forgotten ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+            ))?
             .execute(params![
                 id,
                 r.grain,

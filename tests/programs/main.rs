@@ -11,6 +11,7 @@ mod support;
 mod cli;
 mod dates;
 mod edges;
+mod forget_holds;
 mod mcp;
 mod mcp_background;
 mod repl;

@@ -21,7 +21,7 @@ use clap::{Parser, Subcommand};
 use ingest::{format_parser, ingest, ingest_json};
 use memtree::{Format, ImportOptions, Memory, MemoryReader, Scope};
 use open::{default_store, json_arg, open_options};
-use output::{is_closed_pipe, print, sources_json};
+use output::{forget_record_json, forgotten_json, is_closed_pipe, print, sources_json};
 use progress::{Phase, Shown};
 use serve::{log_embedding, run_read_only};
 use std::path::PathBuf;
@@ -108,9 +108,15 @@ enum Cmd {
     /// What the store holds: one entry per source (id, kind, leaves, summaries, first and last
     /// time).
     Sources,
-    /// Remove one source and everything derived from it (leaves, summaries, index documents,
-    /// vectors, entity counts, edges), atomically.
+    /// Remove one source, a source's leaves in a range, or one leaf, with everything derived
+    /// from them (summaries re-sealed, index documents, vectors, entity counts, edges),
+    /// atomically. The forget holds: later imports leave the same content out (`forgotten`
+    /// lists what is held back; --undo takes a forget back).
     Forget {
+        /// Take back forget record ID (as `memtree forgotten` lists it, or a receipt's
+        /// `record`): later imports write its content again. Nothing comes back by itself.
+        #[arg(long = "undo", value_name = "RECORD")]
+        undo: Option<i64>,
         /// One leaf (a message, an e-mail, a chunk of a note), by node id: the summaries
         /// above it are re-sealed without it.
         #[arg(long = "leaf", value_name = "ID")]
@@ -127,6 +133,9 @@ enum Cmd {
         #[arg(long = "until", value_name = "DATE")]
         until: Option<String>,
     },
+    /// What forgets hold back from later imports: one record per forget, by id and time
+    /// (ids and text hashes, never text).
+    Forgotten,
     /// Serve the memory_tree and memory_recall tools over MCP on stdio (for an assistant host).
     Mcp {
         /// Only these tree scopes (source ids) are visible (repeatable; default: everything).
@@ -177,7 +186,7 @@ fn run(cli: &Cli) -> Result<()> {
         _ => None,
     };
     let reads_only = match &cli.cmd {
-        Cmd::Stats | Cmd::Sources => true,
+        Cmd::Stats | Cmd::Sources | Cmd::Forgotten => true,
         Cmd::Tool { .. } => !tool_call.as_ref().is_some_and(|c| c.as_ref().is_ok_and(|r| r.is_write())),
         _ => false,
     };
@@ -221,7 +230,9 @@ fn run(cli: &Cli) -> Result<()> {
     let mut mem = match Memory::open_with(&dir, open_opts) {
         Ok(m) => m,
         // Another process (the assistant) is writing: reads go through a read-only handle.
-        Err(memtree::Error::Locked { .. }) if matches!(cli.cmd, Cmd::Tool { .. } | Cmd::Stats | Cmd::Sources) => {
+        Err(memtree::Error::Locked { .. })
+            if matches!(cli.cmd, Cmd::Tool { .. } | Cmd::Stats | Cmd::Sources | Cmd::Forgotten) =>
+        {
             let reader =
                 MemoryReader::open(&dir, opts).with_context(|| format!("opening store {} read-only", dir.display()))?;
             return run_read_only(cli, &reader, tool_call);
@@ -276,7 +287,15 @@ fn run(cli: &Cli) -> Result<()> {
         }
         Cmd::Stats => print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?,
         Cmd::Sources => print(cli, &sources_json(mem.as_reader())?)?,
-        Cmd::Forget { leaf, source, since, until } => {
+        Cmd::Forgotten => print(cli, &forgotten_json(mem.as_reader())?)?,
+        Cmd::Forget { undo: Some(id), leaf, source, since, until } => {
+            if leaf.is_some() || source.is_some() || since.is_some() || until.is_some() {
+                anyhow::bail!("--undo takes a forget back: it takes no --leaf, --source, --since or --until");
+            }
+            let record = mem.unforget(*id)?;
+            print(cli, &serde_json::json!({"undone": forget_record_json(&record)}))?;
+        }
+        Cmd::Forget { leaf, source, since, until, .. } => {
             let what = forget::grain(leaf.as_deref(), source.as_deref(), since.as_deref(), until.as_deref())?;
             let receipt = mem.forget(&what)?;
             print(cli, &serde_json::to_value(&receipt)?)?;

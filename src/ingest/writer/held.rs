@@ -37,10 +37,11 @@ impl Held {
                 "source" => {
                     h.sources.insert(r.source_id);
                 }
-                "range" => h.ranges.entry(r.source_id).or_default().push((
-                    r.since_ms.unwrap_or(i64::MIN),
-                    r.until_ms.unwrap_or(i64::MAX),
-                )),
+                "range" => h
+                    .ranges
+                    .entry(r.source_id)
+                    .or_default()
+                    .push((r.since_ms.unwrap_or(i64::MIN), r.until_ms.unwrap_or(i64::MAX))),
                 _ => {
                     if let Some(n) = r.node_id {
                         h.leaves.insert(n);
@@ -67,7 +68,8 @@ impl WriteBatch<'_, '_> {
     /// Whether the forget records hold `d` back (read from the store at the batch's first leaf).
     pub(super) fn held_back(&mut self, d: &LeafDraft) -> Result<bool> {
         if self.held.is_none() {
-            let held = if self.tx.forgotten_count()? == 0 { Held::default() } else { Held::new(self.tx.forgotten_all()?) };
+            let held =
+                if self.tx.forgotten_count()? == 0 { Held::default() } else { Held::new(self.tx.forgotten_all()?) };
             self.held = Some(held);
         }
         Ok(self.held.as_ref().is_some_and(|h| h.holds(d.source_id.as_str(), d.node_id.as_str(), d.ts_ms, &d.content)))
