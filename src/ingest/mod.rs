@@ -7,6 +7,7 @@ mod chunk;
 pub mod import;
 mod writer;
 
+pub(crate) use canonical::LeafDraft;
 pub use canonical::{ChatMessage, Document, EmailMessage, Item, Role};
 pub use writer::Resealed;
 pub(crate) use writer::{WriteBatch, WriteContext, Written, content_hash, release_texts, restore_texts};

@@ -4,6 +4,7 @@
 //! the derived state); `upkeep` keeps the index and the in-memory state in step with the
 //! record; `lock` is the writer lock that lets several writers take turns.
 
+mod archive;
 mod background;
 mod commit;
 mod forget;
@@ -13,6 +14,9 @@ mod note_identity;
 mod sync;
 mod upkeep;
 
+pub use archive::{
+    ARCHIVE_FORMAT, ARCHIVE_VERSION, Counts as ArchiveCounts, ExportFilter, ExportReport, RestoreOptions, RestoreReport,
+};
 pub use background::{BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus};
 pub use forget::{Forget, ForgetReceipt};
 pub use import::{ImportOptions, ImportSummary};

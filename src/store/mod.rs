@@ -1,6 +1,7 @@
 //! The system of record: the only module that speaks SQL. Rows in, rows out, bound
 //! parameters only; the schema and migrations are the data files under `index_schema/sql/`.
 
+mod archive;
 mod batch;
 mod entities;
 mod forgotten;
@@ -12,6 +13,7 @@ mod recall;
 mod stats;
 mod vectors;
 
+pub use archive::{ArchiveReads, NodeFilter, RecallRecord, SourceRecord};
 pub use batch::{BatchReads, NodeBrief, WindowNode};
 pub use entities::{EdgeRow, EntityReads, EntityRow};
 pub use forgotten::{ForgetRecord, ForgottenReads};

@@ -1,6 +1,7 @@
 //! The `memtree` command line (SPEC §8): JSON on stdout, progress and errors on stderr,
 //! non-zero exit on failure.
 
+mod archive;
 mod bench;
 mod forget;
 mod ingest;
@@ -133,6 +134,33 @@ enum Cmd {
         #[arg(long = "until", value_name = "DATE")]
         until: Option<String>,
     },
+    /// Write the store (or some sources, or a window of time) to a portable archive: JSON
+    /// Lines, a versioned header line first (README "Your data"). Nothing forgotten is in it.
+    Export {
+        /// Only this source (repeatable; default: every source).
+        #[arg(long = "source", value_name = "ID")]
+        source: Vec<String>,
+        /// Only leaves from this time on (YYYY-MM-DD, RFC 3339, or epoch ms), and the
+        /// summaries wholly inside the window.
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Only leaves up to this time, inclusive (YYYY-MM-DD to the end of that day).
+        #[arg(long, value_name = "DATE")]
+        until: Option<String>,
+        /// The archive file (`-`: stdout).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Build the store from an archive `memtree export` wrote: into a missing or empty store,
+    /// atomically (it holds everything afterwards, or does not exist); a store that holds
+    /// something only with --merge, which writes the archive as an import does.
+    Restore {
+        /// The archive (`-`: stdin).
+        file: PathBuf,
+        /// Into a store that holds something: add what it lacks, as an import would.
+        #[arg(long)]
+        merge: bool,
+    },
     /// What forgets hold back from later imports: one record per forget, by id and time
     /// (ids and text hashes, never text).
     Forgotten,
@@ -171,6 +199,12 @@ fn run(cli: &Cli) -> Result<()> {
         None => default_store()?,
     };
     let opts = open_options(cli)?;
+    if let Cmd::Restore { file, merge } = &cli.cmd {
+        let shown = Shown::for_stderr(cli.quiet)?;
+        let out = archive::restore(&dir, file, opts, *merge, shown)
+            .with_context(|| format!("restoring {} into {}", file.display(), dir.display()))?;
+        return print(cli, &out);
+    }
     // A store this command creates is removed again when its import fails: a mistyped path
     // must not leave an empty store behind.
     let fresh = !dir.exists();
@@ -186,7 +220,7 @@ fn run(cli: &Cli) -> Result<()> {
         _ => None,
     };
     let reads_only = match &cli.cmd {
-        Cmd::Stats | Cmd::Sources | Cmd::Forgotten => true,
+        Cmd::Stats | Cmd::Sources | Cmd::Forgotten | Cmd::Export { .. } => true,
         Cmd::Tool { .. } => !tool_call.as_ref().is_some_and(|c| c.as_ref().is_ok_and(|r| r.is_write())),
         _ => false,
     };
@@ -231,7 +265,10 @@ fn run(cli: &Cli) -> Result<()> {
         Ok(m) => m,
         // Another process (the assistant) is writing: reads go through a read-only handle.
         Err(memtree::Error::Locked { .. })
-            if matches!(cli.cmd, Cmd::Tool { .. } | Cmd::Stats | Cmd::Sources | Cmd::Forgotten) =>
+            if matches!(
+                cli.cmd,
+                Cmd::Tool { .. } | Cmd::Stats | Cmd::Sources | Cmd::Forgotten | Cmd::Export { .. }
+            ) =>
         {
             let reader =
                 MemoryReader::open(&dir, opts).with_context(|| format!("opening store {} read-only", dir.display()))?;
@@ -288,6 +325,13 @@ fn run(cli: &Cli) -> Result<()> {
         Cmd::Stats => print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?,
         Cmd::Sources => print(cli, &sources_json(mem.as_reader())?)?,
         Cmd::Forgotten => print(cli, &forgotten_json(mem.as_reader())?)?,
+        Cmd::Export { source, since, until, out } => {
+            let filter = archive::filter(source, since.as_deref(), until.as_deref())?;
+            let counts = archive::export(mem.as_reader(), out, &filter, Shown::for_stderr(cli.quiet)?)?;
+            if out != std::path::Path::new("-") {
+                print(cli, &serde_json::to_value(counts)?)?;
+            }
+        }
         Cmd::Forget { undo: Some(id), leaf, source, since, until } => {
             if leaf.is_some() || source.is_some() || since.is_some() || until.is_some() {
                 anyhow::bail!("--undo takes a forget back: it takes no --leaf, --source, --since or --until");
@@ -312,7 +356,7 @@ fn run(cli: &Cli) -> Result<()> {
             }
             memtree::serve_stdio(server)?;
         }
-        Cmd::Bench { .. } => unreachable!("handled above"),
+        Cmd::Bench { .. } | Cmd::Restore { .. } => unreachable!("handled above"),
     }
     Ok(())
 }

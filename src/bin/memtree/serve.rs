@@ -6,7 +6,7 @@ use crate::{Cli, Cmd};
 use anyhow::{Context, Result};
 use memtree::{MemoryReader, Scope};
 
-/// `tool`, `stats`, `sources` and `forgotten` on a store another process holds for writing.
+/// `tool`, `stats`, `sources`, `forgotten` and `export` on a store another process holds for writing.
 pub(crate) fn run_read_only(
     cli: &Cli,
     reader: &MemoryReader,
@@ -23,6 +23,14 @@ pub(crate) fn run_read_only(
         Cmd::Stats => print(cli, &serde_json::to_value(reader.stats()?)?),
         Cmd::Sources => print(cli, &sources_json(reader)?),
         Cmd::Forgotten => print(cli, &forgotten_json(reader)?),
+        Cmd::Export { source, since, until, out } => {
+            let filter = crate::archive::filter(source, since.as_deref(), until.as_deref())?;
+            let counts = crate::archive::export(reader, out, &filter, crate::progress::Shown::for_stderr(cli.quiet)?)?;
+            if out != std::path::Path::new("-") {
+                print(cli, &serde_json::to_value(counts)?)?;
+            }
+            Ok(())
+        }
         _ => unreachable!("only read commands fall back to a reader"),
     }
 }
