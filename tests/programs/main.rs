@@ -8,6 +8,7 @@ mod mcp_client;
 #[path = "../support/cli.rs"]
 mod support;
 
+mod archive;
 mod cli;
 mod dates;
 mod edges;
