@@ -73,7 +73,11 @@ const COMMANDS: &[Command] = &[
         Repl::forget,
         "SOURCE_ID [FROM..TO] | leaf ID|#   forget a source, its leaves in a range, or one leaf",
     ),
-    cmd(&["export"], Repl::export, "FILE                  write the store to a portable archive (memtree restore reads it)"),
+    cmd(
+        &["export"],
+        Repl::export,
+        "FILE                  write the store to a portable archive (memtree restore reads it)",
+    ),
     cmd(&["json"], Repl::json, "toggle raw JSON output"),
     cmd(
         &["import"],

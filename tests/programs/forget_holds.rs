@@ -218,3 +218,17 @@ fn claude_a_forgotten_message_stays_out() {
         "vegetables shady garden",
     );
 }
+
+#[test]
+fn ingest_document_through_the_tool_leaves_a_forgotten_document_out() {
+    let (_d, s) = store();
+    let call =
+        r#"{"mode":"ingest_document","source_id":"notion:plan","title":"Plan","body":"The Quokka budget is 40k"}"#;
+    assert_eq!(memtree(&s, &["tool", call], None).json()["leaves"], 1);
+    memtree(&s, &["forget", "--source", "notion:plan"], None).json();
+    let again = memtree(&s, &["tool", call], None).json();
+    assert_eq!((again["leaves"].as_u64(), again["forgotten_leaves"].as_u64()), (Some(0), Some(1)), "{again}");
+    assert!(again["message"].as_str().unwrap().contains("the user forgot them"), "{again}");
+    assert_eq!(memtree(&s, &["sources"], None).json(), serde_json::json!([]));
+    nowhere(&s, "Quokka budget", "Quokka");
+}
