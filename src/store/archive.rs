@@ -104,8 +104,9 @@ pub trait ArchiveReads: Reader {
         Ok(())
     }
 
-    /// The leaves inside `filter` in time order (`leaves`), or its summaries by level, tree and
-    /// place in the tree, each with its entity ids and topics.
+    /// The leaves inside `filter` in time order (`leaves`), or its summaries level by level,
+    /// each with its entity ids and topics. In the order of an index (`nodes_time`) or of the
+    /// table, so SQLite never sorts (a sort would hold every row's text at once).
     fn archive_nodes(
         &self,
         leaves: bool,
@@ -114,9 +115,9 @@ pub trait ArchiveReads: Reader {
     ) -> Result<()> {
         let cols: String = NODE_COLS.split(", ").map(|c| format!("n.{c}")).collect::<Vec<_>>().join(", ");
         let (level, order) = if leaves {
-            ("n.level = 0", "n.time_start_ms, n.tree_id, n.seq")
+            ("n.level = 0", "n.time_start_ms, n.time_end_ms, n.node_key")
         } else {
-            ("n.level >= 1", "n.level, n.tree_id, n.seq")
+            ("n.level = ?4", "n.node_key")
         };
         let sql = format!(
             "SELECT {cols}, \
@@ -127,12 +128,24 @@ pub trait ArchiveReads: Reader {
              FROM nodes n WHERE {level} AND {FILTER} ORDER BY {order}"
         );
         let mut stmt = self.conn().prepare(&sql)?;
-        let mut rows = stmt.query(params![filter.sources_json, filter.since_ms, filter.until_ms])?;
-        while let Some(r) = rows.next()? {
-            let node = node_from_row(r)?;
-            let entities: String = r.get(16)?;
-            let topics: String = r.get(17)?;
-            f((node, json_list("node_entities", &entities)?, json_list("node_topics", &topics)?))?;
+        let levels: Vec<i64> = if leaves {
+            vec![0]
+        } else {
+            let top: i64 = self.conn().query_row("SELECT COALESCE(MAX(level), 0) FROM nodes", [], |r| r.get(0))?;
+            (1..=top).collect()
+        };
+        for lvl in levels {
+            let mut rows = if leaves {
+                stmt.query(params![filter.sources_json, filter.since_ms, filter.until_ms])?
+            } else {
+                stmt.query(params![filter.sources_json, filter.since_ms, filter.until_ms, lvl])?
+            };
+            while let Some(r) = rows.next()? {
+                let node = node_from_row(r)?;
+                let entities: String = r.get(16)?;
+                let topics: String = r.get(17)?;
+                f((node, json_list("node_entities", &entities)?, json_list("node_topics", &topics)?))?;
+            }
         }
         Ok(())
     }

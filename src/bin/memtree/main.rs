@@ -249,6 +249,10 @@ fn run(cli: &Cli) -> Result<()> {
     if reads_only || matches!(cli.cmd, Cmd::Ingest { .. } | Cmd::Mcp { .. }) {
         open_opts.embedding = memtree::Embedding::Deferred;
     }
+    // An export reads rows only: neither the model nor the vectors it would load.
+    if matches!(cli.cmd, Cmd::Export { .. }) {
+        open_opts.embedder = None;
+    }
     // The MCP server's worker starts first: the server's own handle takes its turns at the
     // model through it (a question's embedding goes before the worker's next slice).
     let worker = match &cli.cmd {
