@@ -21,7 +21,7 @@ use bench::BenchCmd;
 use clap::{Parser, Subcommand};
 use ingest::{format_parser, ingest, ingest_json};
 use memtree::{Format, ImportOptions, Memory, MemoryReader, Scope};
-use open::{default_store, json_arg, open_options};
+use open::{default_store, json_arg, open_options_for};
 use output::{forget_record_json, forgotten_json, is_closed_pipe, print, sources_json};
 use progress::{Phase, Shown};
 use serve::{log_embedding, run_read_only};
@@ -198,7 +198,8 @@ fn run(cli: &Cli) -> Result<()> {
         Some(d) => d.clone(),
         None => default_store()?,
     };
-    let opts = open_options(cli)?;
+    // An export reads rows only: neither the model nor the vectors it would load.
+    let opts = open_options_for(cli, !matches!(cli.cmd, Cmd::Export { .. }))?;
     if let Cmd::Restore { file, merge } = &cli.cmd {
         let shown = Shown::for_stderr(cli.quiet)?;
         let out = archive::restore(&dir, file, opts, *merge, shown)
@@ -248,10 +249,6 @@ fn run(cli: &Cli) -> Result<()> {
     // theirs too: a background worker makes them.
     if reads_only || matches!(cli.cmd, Cmd::Ingest { .. } | Cmd::Mcp { .. }) {
         open_opts.embedding = memtree::Embedding::Deferred;
-    }
-    // An export reads rows only: neither the model nor the vectors it would load.
-    if matches!(cli.cmd, Cmd::Export { .. }) {
-        open_opts.embedder = None;
     }
     // The MCP server's worker starts first: the server's own handle takes its turns at the
     // model through it (a question's embedding goes before the worker's next slice).
