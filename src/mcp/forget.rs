@@ -110,4 +110,12 @@ mod tests {
         let bad = serde_json::json!({"leaf_id": "x", "source_id": "y"}).as_object().cloned();
         assert!(matches!(on.call(super::NAME, bad), ToolOutcome::Failed(_)));
     }
+
+    /// The model is told that a forget holds (issue 32), so it does not promise the user that
+    /// a re-import brings the content back, nor expect one to.
+    #[test]
+    fn the_tool_says_a_forget_holds() {
+        let d = super::schema()["description"].as_str().unwrap().to_string();
+        assert!(d.contains("A forget holds") && d.contains("memtree forget --undo"), "{d}");
+    }
 }
