@@ -39,6 +39,48 @@ pub enum Error {
         /// The id asked for.
         id: String,
     },
+    /// A forget record id (`memtree forget --undo`) that names no record.
+    #[error("no forget record {id} (`memtree forgotten` lists them)")]
+    ForgetRecordNotFound {
+        /// The id asked for.
+        id: i64,
+    },
+    /// An archive (`memtree export`'s JSON Lines) that cannot be read: truncated, corrupted,
+    /// or not an archive; nothing was restored.
+    #[error("archive line {line}: {reason}")]
+    Archive {
+        /// 1-based line of the archive (0: the archive as a whole).
+        line: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An archive written by a newer memtree, in a format version this build cannot read.
+    #[error(
+        "archive format version {found} is newer than this memtree reads (up to {supported}): restore it with a newer memtree"
+    )]
+    ArchiveVersion {
+        /// The archive's version.
+        found: u32,
+        /// The newest this build reads.
+        supported: u32,
+    },
+    /// A restore with another embedding model than the one the archive names: its vectors
+    /// would be another model's than the store it came from.
+    #[error(
+        "the archive was exported with model `{archive}`, this restore runs with `{given}`: pass the archive's model, or --no-model and run `memtree reindex` with the new one afterwards"
+    )]
+    ArchiveModel {
+        /// The model the archive names.
+        archive: String,
+        /// The model of the restore.
+        given: String,
+    },
+    /// A restore into a store that already holds something, without a merge.
+    #[error("the store at {dir} is not empty: restore into a new store, or merge the archive into this one (--merge)")]
+    StoreNotEmpty {
+        /// The store directory.
+        dir: PathBuf,
+    },
     /// An import path (file or folder) with nothing at it.
     #[error("{path}: no such file or directory")]
     PathNotFound {
@@ -204,6 +246,11 @@ impl Error {
                 | Error::InvalidArgument { .. }
                 | Error::PathNotFound { .. }
                 | Error::ImportFormat { .. }
+                | Error::ForgetRecordNotFound { .. }
+                | Error::Archive { .. }
+                | Error::ArchiveVersion { .. }
+                | Error::ArchiveModel { .. }
+                | Error::StoreNotEmpty { .. }
         )
     }
 }

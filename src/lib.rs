@@ -88,8 +88,9 @@ pub use malloc::tune_malloc;
 #[cfg(feature = "mcp")]
 pub use mcp::{McpServer, ServeError, ToolOutcome, serve_stdio};
 pub use memory::{
-    BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus, Forget, ForgetReceipt, ImportOptions, ImportSummary,
-    Memory, OpenReport, SyncReport,
+    ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveCounts, BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus,
+    ExportFilter, ExportReport, Forget, ForgetReceipt, ImportOptions, ImportSummary, Memory, OpenReport,
+    RestoreOptions, RestoreReport, SyncReport,
 };
 pub use options::{
     CONTENT_DIR, DEFAULT_LOCK_TIMEOUT, Embedding, LOCK_TIMEOUT_ENV, OpenOptions, default_store_dir,
@@ -105,6 +106,6 @@ pub use retrieval::{
     SearchEntitiesArgs, Snippet, WalkArgs, WalkParams, cover_window, drill_down, fetch_leaves, query_source,
     search_entities, walk,
 };
-pub use store::{EdgeRow, SourceSummary, StoreCounts};
+pub use store::{EdgeRow, ForgetRecord, SourceSummary, StoreCounts};
 pub use tree::{ExtractiveSummariser, Summariser, SummaryChild, SummaryRequest};
 pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};

@@ -73,6 +73,11 @@ const COMMANDS: &[Command] = &[
         Repl::forget,
         "SOURCE_ID [FROM..TO] | leaf ID|#   forget a source, its leaves in a range, or one leaf",
     ),
+    cmd(
+        &["export"],
+        Repl::export,
+        "FILE                  write the store to a portable archive (memtree restore reads it)",
+    ),
     cmd(&["json"], Repl::json, "toggle raw JSON output"),
     cmd(
         &["import"],
@@ -231,6 +236,23 @@ impl Repl {
         let r = self.mem.forget(&what)?;
         self.nudge();
         self.print(&r, || receipts::forgot(&r))
+    }
+
+    fn export(&mut self, rest: &str) -> Result<()> {
+        ensure!(!rest.is_empty(), "usage: :export FILE");
+        let path = Path::new(rest);
+        let file = std::fs::File::create(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        let c = self.mem.export(std::io::BufWriter::new(file), &memtree::ExportFilter::default(), |_| {})?;
+        println!(
+            "exported {} sources, {} leaves, {} summaries, {} recall facts, {} forget records to {}",
+            c.sources,
+            c.leaves,
+            c.summaries,
+            c.recall,
+            c.forgotten,
+            path.display()
+        );
+        Ok(())
     }
 
     fn import(&mut self, rest: &str) -> Result<()> {

@@ -7,9 +7,10 @@ mod chunk;
 pub mod import;
 mod writer;
 
+pub(crate) use canonical::LeafDraft;
 pub use canonical::{ChatMessage, Document, EmailMessage, Item, Role};
 pub use writer::Resealed;
-pub(crate) use writer::{WriteBatch, WriteContext, Written, release_texts, restore_texts};
+pub(crate) use writer::{WriteBatch, WriteContext, Written, content_hash, release_texts, restore_texts};
 
 /// What one write did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -24,6 +25,8 @@ pub struct IngestReport {
     pub summaries: usize,
     /// Leaves removed (a replaced document's old version).
     pub removed: usize,
+    /// Leaves left out because the user forgot them (a forget record holds them back).
+    pub forgotten: usize,
 }
 
 impl IngestReport {
@@ -34,5 +37,6 @@ impl IngestReport {
         self.duplicates += o.duplicates;
         self.summaries += o.summaries;
         self.removed += o.removed;
+        self.forgotten += o.forgotten;
     }
 }

@@ -14,7 +14,10 @@ use crate::types::{EntityId, NodeId, SourceId, TreeId};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod forget;
+mod held;
 pub use forget::Resealed;
+use held::Held;
+pub(crate) use held::content_hash;
 
 /// Topics kept per summary.
 const TOPICS_PER_SUMMARY: usize = 6;
@@ -46,6 +49,8 @@ pub(crate) struct WriteBatch<'a, 't> {
     trees: HashMap<TreeId, TreeRow>,
     /// Bytes of text `written` holds.
     kept_text: usize,
+    /// The forget records, read at the batch's first leaf (`held.rs`).
+    held: Option<Held>,
 }
 
 /// What a batch writes with: the thresholds, the summariser, the extractor, the write path's
@@ -124,6 +129,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
             sources: BTreeSet::new(),
             trees: HashMap::new(),
             kept_text: 0,
+            held: None,
         }
     }
 
@@ -230,6 +236,11 @@ impl<'a, 't> WriteBatch<'a, 't> {
     /// was written, false for a duplicate (an import counts its records by it).
     pub fn append_leaf(&mut self, d: LeafDraft) -> Result<bool> {
         crate::crash::point("leaf_appended");
+        // A forget holds: what the user forgot is not written again (issue 32).
+        if self.held_back(&d)? {
+            self.report.forgotten += 1;
+            return Ok(());
+        }
         if !self.seen.insert(d.node_id.clone()) || self.tx.node_exists(&d.node_id)? {
             self.sources.insert(d.source_id.clone());
             self.report.duplicates += 1;

@@ -16,8 +16,10 @@ pub fn schema() -> Value {
         "description": "Forget part of the memory for good, with everything derived from it (summaries above \
             a forgotten leaf are re-sealed without it). Give `leaf_id` (a hit's node_id of level 0), or \
             `source_id` alone (the whole source), or `source_id` with `since_ms`/`until_ms` (its leaves in \
-            that window, epoch ms, inclusive). Returns a receipt of what was removed and re-sealed. Only \
-            when the user asks to forget something.",
+            that window, epoch ms, inclusive). Returns a receipt of what was removed and re-sealed. A forget \
+            holds: a record of what went (ids and a hash, never text) keeps later imports of the same \
+            content out until the user takes it back (`memtree forget --undo`). Only when the user asks to \
+            forget something.",
         "input_schema": {
             "type": "object",
             "properties": {
@@ -107,5 +109,13 @@ mod tests {
         }
         let bad = serde_json::json!({"leaf_id": "x", "source_id": "y"}).as_object().cloned();
         assert!(matches!(on.call(super::NAME, bad), ToolOutcome::Failed(_)));
+    }
+
+    /// The model is told that a forget holds (issue 32), so it does not promise the user that
+    /// a re-import brings the content back, nor expect one to.
+    #[test]
+    fn the_tool_says_a_forget_holds() {
+        let d = super::schema()["description"].as_str().unwrap().to_string();
+        assert!(d.contains("A forget holds") && d.contains("memtree forget --undo"), "{d}");
     }
 }

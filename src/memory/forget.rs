@@ -5,8 +5,8 @@
 
 use super::Memory;
 use crate::error::{Error, Result};
-use crate::ingest::Resealed;
-use crate::store::NodeReads;
+use crate::ingest::{Resealed, content_hash};
+use crate::store::{ForgetRecord, ForgottenReads, NodeReads};
 use crate::types::{EntityId, NodeId, SourceId, TreeId};
 
 /// What to forget.
@@ -43,6 +43,9 @@ pub struct ForgetReceipt {
     pub entities: Vec<EntityId>,
     /// The source itself went (forgotten whole, or its last leaf forgotten).
     pub source_removed: bool,
+    /// The forget record that holds what went out of later imports (`memtree forgotten`
+    /// lists it; `memtree forget --undo` takes this id).
+    pub record: i64,
 }
 
 impl Memory {
@@ -52,7 +55,10 @@ impl Memory {
     /// sealed over the remaining children (or removed when none remain). A source whose last
     /// leaf is forgotten goes too. Afterwards the index segments that held the removed
     /// documents are rewritten and SQLite's freed pages zeroed, so the words are not left in
-    /// the store's files either. A re-import of the same content writes it again.
+    /// the store's files either. The forget holds: a record of what went (ids and the
+    /// leaf's text hash, never text; `ForgetReceipt::record`) makes every later import, sync,
+    /// `ingest_document` and restore leave the same content out, until
+    /// [`Memory::unforget`] takes the record back.
     ///
     /// # Errors
     /// [`Error::NodeNotFound`] for a leaf id that is not a stored leaf,
@@ -60,6 +66,17 @@ impl Memory {
     /// range that ends before it starts; those of the write.
     pub fn forget(&mut self, what: &Forget) -> Result<ForgetReceipt> {
         let store = &self.store;
+        let now = self.shared.now_ms();
+        let mut record = ForgetRecord {
+            id: 0,
+            grain: String::new(),
+            source_id: String::new(),
+            node_id: None,
+            content_hash: None,
+            since_ms: None,
+            until_ms: None,
+            forgotten_ms: now,
+        };
         let (source, leaves) = match what {
             Forget::Leaf(id) => {
                 let node = NodeId::is_leaf_id(id.as_str())
@@ -68,13 +85,22 @@ impl Memory {
                     .flatten()
                     .filter(|n| n.is_leaf())
                     .ok_or_else(|| Error::NodeNotFound { id: id.to_string() })?;
+                record.grain = "leaf".into();
+                record.node_id = Some(node.node_id.to_string());
+                record.content_hash = Some(content_hash(&node.content));
                 (SourceId::from(node.tree_id.scope()), Some(vec![node.node_id]))
             }
-            Forget::Source(s) => (s.clone(), None),
+            Forget::Source(s) => {
+                record.grain = "source".into();
+                (s.clone(), None)
+            }
             Forget::Range { source, since_ms, until_ms } => {
                 if until_ms < since_ms {
                     return Err(Error::invalid("until", "the range ends before it starts"));
                 }
+                record.grain = "range".into();
+                record.since_ms = Some(*since_ms);
+                record.until_ms = Some(*until_ms);
                 let ids = store
                     .tree_nodes(&TreeId::for_source(source))?
                     .into_iter()
@@ -87,6 +113,7 @@ impl Memory {
         if store.source(&source)?.is_none() {
             return Err(Error::SourceNotFound { id: source.to_string() });
         }
+        record.source_id = source.to_string();
         let tree = TreeId::for_source(&source);
         let mut receipt = ForgetReceipt {
             source_id: source.clone(),
@@ -95,6 +122,7 @@ impl Memory {
             resealed: Vec::new(),
             entities: Vec::new(),
             source_removed: false,
+            record: 0,
         };
         store.set_secure_delete(true)?;
         let written = self.write(|b| {
@@ -113,6 +141,7 @@ impl Memory {
                 b.remove_source_rows(&source)?;
                 receipt.source_removed = true;
             }
+            receipt.record = b.hold(&record)?;
             Ok(())
         });
         let reset = self.store.set_secure_delete(false);
@@ -127,5 +156,26 @@ impl Memory {
         iw.close()?;
         self.store.checkpoint_truncate()?;
         Ok(receipt)
+    }
+
+    /// Take a forget back: delete forget record `id`, so that a later import writes its
+    /// content again (nothing comes back by itself: what went, went). Returns the record.
+    ///
+    /// # Errors
+    /// [`Error::ForgetRecordNotFound`] for an id that names no record; the store's.
+    pub fn unforget(&mut self, id: i64) -> Result<ForgetRecord> {
+        let _guard = self.lock()?;
+        let tx = self.store.begin()?;
+        let old = tx.remove_forgotten(id)?.ok_or(Error::ForgetRecordNotFound { id })?;
+        tx.commit_record_only()?;
+        Ok(old)
+    }
+}
+
+impl crate::reader::MemoryReader {
+    /// What the store holds back from later writes: every forget record, oldest first (ids,
+    /// hashes and times; no text).
+    pub fn forgotten(&self) -> Result<Vec<ForgetRecord>> {
+        self.read(|r| r.store().forgotten_all())
     }
 }

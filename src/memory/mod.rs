@@ -4,6 +4,7 @@
 //! the derived state); `upkeep` keeps the index and the in-memory state in step with the
 //! record; `lock` is the writer lock that lets several writers take turns.
 
+mod archive;
 mod background;
 mod commit;
 mod forget;
@@ -13,6 +14,9 @@ mod note_identity;
 mod sync;
 mod upkeep;
 
+pub use archive::{
+    ARCHIVE_FORMAT, ARCHIVE_VERSION, Counts as ArchiveCounts, ExportFilter, ExportReport, RestoreOptions, RestoreReport,
+};
 pub use background::{BackgroundEmbedder, EmbedEvent, EmbedHook, EmbedStatus};
 pub use forget::{Forget, ForgetReceipt};
 pub use import::{ImportOptions, ImportSummary};
@@ -151,7 +155,9 @@ impl Memory {
     }
 
     /// Ingest a document, replacing any earlier version of the same `source_id`
-    /// atomically. Its leaves are sealed at once: a document arrives complete.
+    /// atomically. Its leaves are sealed at once: a document arrives complete. What a forget
+    /// holds back (the source, a range, a leaf's text) is left out, counted in
+    /// `IngestReport::forgotten`.
     pub fn ingest_document(&mut self, doc: Document) -> Result<IngestReport> {
         self.replace_document(doc, &DocumentExtras::default())
     }
@@ -175,6 +181,12 @@ impl Memory {
             for d in drafts {
                 b.append_leaf(d)?;
             }
+            let tree = TreeId::for_source(&source);
+            // Every leaf held back by a forget (the note, or all of it that is left, was
+            // forgotten): no source without leaves is left behind.
+            if b.tree_leaves(&tree)?.is_empty() {
+                return b.remove_source_rows(&source);
+            }
             b.upsert_source(&SourceRow {
                 source_id: source.clone(),
                 source_kind: SourceKind::Document,
@@ -184,7 +196,7 @@ impl Memory {
             if let Some(h) = hash {
                 b.set_source_hash(&source, h)?;
             }
-            b.seal_level0(&[TreeId::for_source(&source)])
+            b.seal_level0(&[tree])
         })?;
         Ok(report)
     }

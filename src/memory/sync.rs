@@ -24,6 +24,9 @@ pub struct SyncReport {
     pub replaced: usize,
     /// Notes stored with the same content: not written.
     pub unchanged: usize,
+    /// Notes not in the store that a forget holds back whole (their leaves are counted in
+    /// `forgotten`).
+    pub held: usize,
     /// Source ids stored under the folder whose file is gone (kept unless pruned).
     pub vanished: Vec<String>,
     /// Vanished source ids removed with everything derived from them (`prune`).
@@ -112,11 +115,11 @@ impl Memory {
                 Some(Some(h)) if *h == n.hash => report.unchanged += 1,
                 Some(_) => {
                     report.replaced += 1;
-                    changed.push(n);
+                    changed.push((n, false));
                 }
                 None => {
                     report.added += 1;
-                    changed.push(n);
+                    changed.push((n, true));
                 }
             }
         }
@@ -132,9 +135,15 @@ impl Memory {
             p.done += 1;
             progress(p);
         }
-        for n in changed {
+        for (n, added) in changed {
             let extras = DocumentExtras { tags: &n.tags, aliases: &n.aliases, hash: Some(&n.hash) };
-            report.writes.absorb(&self.replace_document(n.doc, &extras)?);
+            let w = self.replace_document(n.doc, &extras)?;
+            // A note a forget holds back whole was not added (it is counted as `forgotten`).
+            if added && w.leaves == 0 && w.forgotten > 0 {
+                report.added -= 1;
+                report.held += 1;
+            }
+            report.writes.absorb(&w);
             p.done += 1;
             progress(p);
         }

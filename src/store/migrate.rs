@@ -21,6 +21,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0009_node_keys.sql", include_str!("../../index_schema/sql/0009_node_keys.sql")),
     ("0010_models.sql", include_str!("../../index_schema/sql/0010_models.sql")),
     ("0011_note_roots.sql", include_str!("../../index_schema/sql/0011_note_roots.sql")),
+    ("0012_forgotten.sql", include_str!("../../index_schema/sql/0012_forgotten.sql")),
 ];
 
 /// The code step of a migration, by file name.

@@ -1,8 +1,10 @@
 //! The system of record: the only module that speaks SQL. Rows in, rows out, bound
 //! parameters only; the schema and migrations are the data files under `index_schema/sql/`.
 
+mod archive;
 mod batch;
 mod entities;
+mod forgotten;
 mod migrate;
 mod models;
 mod nodes;
@@ -11,8 +13,10 @@ mod recall;
 mod stats;
 mod vectors;
 
+pub use archive::{ArchiveReads, NodeFilter, RecallRecord, SourceRecord};
 pub use batch::{BatchReads, NodeBrief, WindowNode};
 pub use entities::{EdgeRow, EntityReads, EntityRow};
+pub use forgotten::{ForgetRecord, ForgottenReads};
 pub use models::{Adopted, ModelReads};
 pub use nodes::{BufferStats, NodeKey, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
 pub use note_roots::NoteRootReads;

@@ -104,7 +104,7 @@ pub struct BufferStats {
     pub oldest_appended_ms: i64,
 }
 
-const NODE_COLS: &str = "node_id, tree_id, level, seq, content, author, participants, tags, source_ref, \
+pub(super) const NODE_COLS: &str = "node_id, tree_id, level, seq, content, author, participants, tags, source_ref, \
      time_start_ms, time_end_ms, tokens, parent_id, child_ids, flags, appended_ms";
 
 /// Migration 0008's code step: flag the standing instructions among the leaves written before
@@ -130,7 +130,7 @@ pub(super) fn flag_standing_instructions(tx: &rusqlite::Transaction<'_>) -> Resu
     Ok(())
 }
 
-fn node_from_row(r: &Row<'_>) -> rusqlite::Result<NodeRow> {
+pub(super) fn node_from_row(r: &Row<'_>) -> rusqlite::Result<NodeRow> {
     let participants: String = r.get(6)?;
     let tags: String = r.get(7)?;
     let children: String = r.get(13)?;

@@ -22,6 +22,7 @@ macro_rules! with_default_features {
 }
 
 with_default_features! {
+    mod archive;
     mod background;
     mod concurrency;
     mod dates;

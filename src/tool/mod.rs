@@ -66,6 +66,9 @@ pub struct IngestConfirmation {
     pub summaries: usize,
     /// Leaves of the earlier version that were replaced (0 when new).
     pub replaced_leaves: usize,
+    /// Leaves left out because the user forgot them (a forget holds); absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub forgotten_leaves: usize,
     /// The same in one sentence, for a model to read.
     pub message: String,
 }
@@ -82,6 +85,10 @@ pub enum Response {
     Leaves(Vec<RetrievalHit>),
     /// `ingest_document`.
     Ingested(IngestConfirmation),
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 fn invalid(message: String) -> Error {

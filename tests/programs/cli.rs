@@ -18,7 +18,7 @@ fn store() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// A small Slack export: two channels (one without a folder), users, two days.
-fn slack_export(dir: &Path) {
+pub(crate) fn slack_export(dir: &Path) {
     std::fs::write(
         dir.join("users.json"),
         r#"[{"id":"U1","name":"maya","real_name":"Maya Okafor"},{"id":"U2","name":"jonas","profile":{"real_name":"Jonas Berg"}}]"#,

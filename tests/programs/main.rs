@@ -8,9 +8,11 @@ mod mcp_client;
 #[path = "../support/cli.rs"]
 mod support;
 
+mod archive;
 mod cli;
 mod dates;
 mod edges;
+mod forget_holds;
 mod imports;
 mod mcp;
 mod mcp_background;

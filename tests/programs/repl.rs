@@ -225,3 +225,22 @@ fn no_hits_names_the_window_searched() {
     assert!(blocks[2].starts_with("no hits in the window 1990-01-01\n(walk: 0 of 0"), "{}", s.out);
     assert!(blocks[3].starts_with("no hits\n(walk: 0 of 0"), "{}", s.out);
 }
+
+/// `:export FILE` writes the store as an archive that `memtree restore` reads back: the same
+/// sources.
+#[test]
+fn export_writes_an_archive_restore_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let archive = dir.path().join("demo.jsonl");
+    let s = repl(&store, &["--demo"], &format!(":export {}\n:export\n", archive.display()));
+    assert_eq!(s.code, Some(0), "{}", s.err);
+    assert!(s.out.contains("exported ") && s.out.contains(" leaves, "), "{}", s.out);
+    assert!(s.err.contains("usage: :export FILE"), "{}", s.err);
+    let restored = dir.path().join("restored");
+    let r = crate::support::memtree(&restored, &["restore", archive.to_str().unwrap()], None).json();
+    assert!(r["archive"]["leaves"].as_u64().unwrap() > 50, "{r}");
+    let a = crate::support::memtree(&store, &["sources"], None).json();
+    let b = crate::support::memtree(&restored, &["sources"], None).json();
+    assert_eq!(a, b);
+}

@@ -153,7 +153,7 @@ fn an_unchanged_folder_is_not_written_again() {
     let again = ingest(&s, &v, &[]);
     assert_eq!(
         again,
-        json!({"sources": 0, "leaves": 0, "summaries": 0, "duplicates": 0, "removed": 0, "added": 0, "replaced": 0,
+        json!({"sources": 0, "leaves": 0, "summaries": 0, "duplicates": 0, "removed": 0, "forgotten": 0, "added": 0, "replaced": 0, "held": 0,
                "unchanged": 10, "vanished": [], "pruned": [], "merged": [], "skipped": [], "warnings": [], "vectors": 0,
                "notes": {"read": 10, "written": 0, "duplicates": 10, "forgotten": 0, "skipped": {}}}),
     );
@@ -183,11 +183,13 @@ fn a_changed_note_is_replaced_as_a_forget_then_import_would_leave_it() {
     let walk = memtree(&s, &["tool", r#"{"mode":"walk","query":"quokka review","limit":3}"#], None).json();
     assert_eq!(walk["hits"][0]["tree_scope"], "doc:2023-05-13 Standup.md", "{walk}");
 
-    // The reference: the same first import, the note forgotten, then the new folder synced
-    // (the note is added, not replaced).
+    // The reference: the same first import, the note forgotten (and the forget taken back, so
+    // that it does not hold the note out), then the new folder synced (the note is added, not
+    // replaced).
     let (v2, s2) = (vault(&d.path().join("ref")), d.path().join("ref-store"));
     ingest(&s2, &v2, &[]);
-    memtree(&s2, &["forget", "--source", "doc:2023-05-13 Standup.md"], None).json();
+    let receipt = memtree(&s2, &["forget", "--source", "doc:2023-05-13 Standup.md"], None).json();
+    memtree(&s2, &["forget", "--undo", &receipt["record"].to_string()], None).json();
     write(&v2, "2023-05-13 Standup.md", NEW_STANDUP);
     assert_eq!(ingest(&s2, &v2, &[])["added"], 1);
     assert_same(&graph(&s), &graph(&s2), "entity counts or edges differ from a forget-then-import");

@@ -76,11 +76,12 @@ pub(crate) fn nothing_read(path: &Path, s: &ImportSummary, strict: bool) -> Resu
 pub(crate) fn ingest_json(s: &ImportSummary) -> serde_json::Value {
     let r = &s.report;
     let mut v = serde_json::json!({"sources": r.sources, "leaves": r.leaves, "summaries": r.summaries,
-        "duplicates": r.duplicates, "removed": r.removed});
+        "duplicates": r.duplicates, "removed": r.removed, "forgotten": r.forgotten});
     if let Some(n) = &s.notes {
         v["added"] = n.added.into();
         v["replaced"] = n.replaced.into();
         v["unchanged"] = n.unchanged.into();
+        v["held"] = n.held.into();
         v["vanished"] = serde_json::json!(n.vanished);
         v["pruned"] = serde_json::json!(n.pruned);
         v["merged"] = serde_json::json!(n.merged);

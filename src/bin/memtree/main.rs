@@ -1,6 +1,7 @@
 //! The `memtree` command line (SPEC §8): JSON on stdout, progress and errors on stderr,
 //! non-zero exit on failure.
 
+mod archive;
 mod bench;
 mod forget;
 mod ingest;
@@ -20,8 +21,8 @@ use bench::BenchCmd;
 use clap::{Parser, Subcommand};
 use ingest::{format_parser, ingest, ingest_json, nothing_read};
 use memtree::{Format, ImportOptions, Memory, MemoryReader, Scope};
-use open::{default_store, json_arg, open_options};
-use output::{is_closed_pipe, print, sources_json};
+use open::{default_store, json_arg, open_options_for};
+use output::{forget_record_json, forgotten_json, is_closed_pipe, print, sources_json};
 use progress::{Phase, Shown};
 use serve::{log_embedding, run_read_only};
 use std::path::PathBuf;
@@ -109,9 +110,15 @@ enum Cmd {
     /// What the store holds: one entry per source (id, kind, leaves, summaries, first and last
     /// time).
     Sources,
-    /// Remove one source and everything derived from it (leaves, summaries, index documents,
-    /// vectors, entity counts, edges), atomically.
+    /// Remove one source, a source's leaves in a range, or one leaf, with everything derived
+    /// from them (summaries re-sealed, index documents, vectors, entity counts, edges),
+    /// atomically. The forget holds: later imports leave the same content out (`forgotten`
+    /// lists what is held back; --undo takes a forget back).
     Forget {
+        /// Take back forget record ID (as `memtree forgotten` lists it, or a receipt's
+        /// `record`): later imports write its content again. Nothing comes back by itself.
+        #[arg(long = "undo", value_name = "RECORD")]
+        undo: Option<i64>,
         /// One leaf (a message, an e-mail, a chunk of a note), by node id: the summaries
         /// above it are re-sealed without it.
         #[arg(long = "leaf", value_name = "ID")]
@@ -128,6 +135,36 @@ enum Cmd {
         #[arg(long = "until", value_name = "DATE")]
         until: Option<String>,
     },
+    /// Write the store (or some sources, or a window of time) to a portable archive: JSON
+    /// Lines, a versioned header line first (README "Your data"). Nothing forgotten is in it.
+    Export {
+        /// Only this source (repeatable; default: every source).
+        #[arg(long = "source", value_name = "ID")]
+        source: Vec<String>,
+        /// Only leaves from this time on (YYYY-MM-DD, RFC 3339, or epoch ms), and the
+        /// summaries wholly inside the window.
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Only leaves up to this time, inclusive (YYYY-MM-DD to the end of that day).
+        #[arg(long, value_name = "DATE")]
+        until: Option<String>,
+        /// The archive file (`-`: stdout).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Build the store from an archive `memtree export` wrote: into a missing or empty store,
+    /// atomically (it holds everything afterwards, or does not exist); a store that holds
+    /// something only with --merge, which writes the archive as an import does.
+    Restore {
+        /// The archive (`-`: stdin).
+        file: PathBuf,
+        /// Into a store that holds something: add what it lacks, as an import would.
+        #[arg(long)]
+        merge: bool,
+    },
+    /// What forgets hold back from later imports: one record per forget, by id and time
+    /// (ids and text hashes, never text).
+    Forgotten,
     /// Serve the memory_tree and memory_recall tools over MCP on stdio (for an assistant host).
     Mcp {
         /// Only these tree scopes (source ids) are visible (repeatable; default: everything).
@@ -162,7 +199,14 @@ fn run(cli: &Cli) -> Result<()> {
         Some(d) => d.clone(),
         None => default_store()?,
     };
-    let opts = open_options(cli)?;
+    // An export reads rows only: neither the model nor the vectors it would load.
+    let opts = open_options_for(cli, !matches!(cli.cmd, Cmd::Export { .. }))?;
+    if let Cmd::Restore { file, merge } = &cli.cmd {
+        let shown = Shown::for_stderr(cli.quiet)?;
+        let out = archive::restore(&dir, file, opts, *merge, shown)
+            .with_context(|| format!("restoring {} into {}", file.display(), dir.display()))?;
+        return print(cli, &out);
+    }
     // A store this command creates is removed again when its import fails: a mistyped path
     // must not leave an empty store behind.
     let fresh = !dir.exists();
@@ -178,7 +222,7 @@ fn run(cli: &Cli) -> Result<()> {
         _ => None,
     };
     let reads_only = match &cli.cmd {
-        Cmd::Stats | Cmd::Sources => true,
+        Cmd::Stats | Cmd::Sources | Cmd::Forgotten | Cmd::Export { .. } => true,
         Cmd::Tool { .. } => !tool_call.as_ref().is_some_and(|c| c.as_ref().is_ok_and(|r| r.is_write())),
         _ => false,
     };
@@ -222,7 +266,12 @@ fn run(cli: &Cli) -> Result<()> {
     let mut mem = match Memory::open_with(&dir, open_opts) {
         Ok(m) => m,
         // Another process (the assistant) is writing: reads go through a read-only handle.
-        Err(memtree::Error::Locked { .. }) if matches!(cli.cmd, Cmd::Tool { .. } | Cmd::Stats | Cmd::Sources) => {
+        Err(memtree::Error::Locked { .. })
+            if matches!(
+                cli.cmd,
+                Cmd::Tool { .. } | Cmd::Stats | Cmd::Sources | Cmd::Forgotten | Cmd::Export { .. }
+            ) =>
+        {
             let reader =
                 MemoryReader::open(&dir, opts).with_context(|| format!("opening store {} read-only", dir.display()))?;
             return run_read_only(cli, &reader, tool_call);
@@ -290,7 +339,22 @@ fn run(cli: &Cli) -> Result<()> {
         }
         Cmd::Stats => print(cli, &serde_json::to_value(mem.as_reader().stats()?)?)?,
         Cmd::Sources => print(cli, &sources_json(mem.as_reader())?)?,
-        Cmd::Forget { leaf, source, since, until } => {
+        Cmd::Forgotten => print(cli, &forgotten_json(mem.as_reader())?)?,
+        Cmd::Export { source, since, until, out } => {
+            let filter = archive::filter(source, since.as_deref(), until.as_deref())?;
+            let counts = archive::export(mem.as_reader(), out, &filter, Shown::for_stderr(cli.quiet)?)?;
+            if out != std::path::Path::new("-") {
+                print(cli, &serde_json::to_value(counts)?)?;
+            }
+        }
+        Cmd::Forget { undo: Some(id), leaf, source, since, until } => {
+            if leaf.is_some() || source.is_some() || since.is_some() || until.is_some() {
+                anyhow::bail!("--undo takes a forget back: it takes no --leaf, --source, --since or --until");
+            }
+            let record = mem.unforget(*id)?;
+            print(cli, &serde_json::json!({"undone": forget_record_json(&record)}))?;
+        }
+        Cmd::Forget { leaf, source, since, until, .. } => {
             let what = forget::grain(leaf.as_deref(), source.as_deref(), since.as_deref(), until.as_deref())?;
             let receipt = mem.forget(&what)?;
             print(cli, &serde_json::to_value(&receipt)?)?;
@@ -310,7 +374,7 @@ fn run(cli: &Cli) -> Result<()> {
             }
             memtree::serve_stdio(server)?;
         }
-        Cmd::Bench { .. } => unreachable!("handled above"),
+        Cmd::Bench { .. } | Cmd::Restore { .. } => unreachable!("handled above"),
     }
     Ok(())
 }

@@ -13,9 +13,14 @@ pub(crate) fn default_store() -> Result<PathBuf> {
 /// Open options with the dense model when it can be loaded; says once on stderr when the
 /// dense signal is off.
 pub(crate) fn open_options(cli: &Cli) -> Result<OpenOptions> {
+    open_options_for(cli, true)
+}
+
+/// [`open_options`], without loading the model unless `model` (an export reads rows only).
+pub(crate) fn open_options_for(cli: &Cli, model: bool) -> Result<OpenOptions> {
     // A malformed lock timeout is the user's to fix, not to be ignored silently.
     memtree::lock_timeout_from_env()?;
-    let mut opts = if cli.no_model {
+    let mut opts = if cli.no_model || !model {
         OpenOptions::default()
     } else {
         let (opts, found) = OpenOptions::with_model(cli.model.as_deref()).context("loading the embedding model")?;

@@ -40,3 +40,17 @@ pub(crate) fn sources_json(reader: &MemoryReader) -> Result<serde_json::Value> {
         .collect();
     Ok(serde_json::Value::Array(rows))
 }
+
+/// One forget record as `memtree forgotten` lists it: id, grain, source, the leaf's id and
+/// text hash or the range's bounds, and when (RFC 3339 UTC). No text: the store keeps none.
+pub(crate) fn forget_record_json(r: &memtree::ForgetRecord) -> serde_json::Value {
+    let time = |ms: Option<i64>| ms.and_then(|ms| rfc3339(ms, chrono::SecondsFormat::Millis));
+    serde_json::json!({"id": r.id, "grain": r.grain, "source_id": r.source_id, "leaf_id": r.node_id,
+        "content_hash": r.content_hash, "since": time(r.since_ms), "until": time(r.until_ms),
+        "forgotten_at": time(Some(r.forgotten_ms))})
+}
+
+/// `memtree forgotten`: every forget record, oldest first.
+pub(crate) fn forgotten_json(reader: &MemoryReader) -> Result<serde_json::Value> {
+    Ok(serde_json::Value::Array(reader.forgotten()?.iter().map(forget_record_json).collect()))
+}

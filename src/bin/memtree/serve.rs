@@ -1,12 +1,12 @@
 //! The commands that answer from a store held by another process, and the MCP server's
 //! background embedding log.
 
-use crate::output::{print, sources_json};
+use crate::output::{forgotten_json, print, sources_json};
 use crate::{Cli, Cmd};
 use anyhow::{Context, Result};
 use memtree::{MemoryReader, Scope};
 
-/// `tool`, `stats` and `sources` on a store another process holds for writing.
+/// `tool`, `stats`, `sources`, `forgotten` and `export` on a store another process holds for writing.
 pub(crate) fn run_read_only(
     cli: &Cli,
     reader: &MemoryReader,
@@ -22,6 +22,15 @@ pub(crate) fn run_read_only(
         }
         Cmd::Stats => print(cli, &serde_json::to_value(reader.stats()?)?),
         Cmd::Sources => print(cli, &sources_json(reader)?),
+        Cmd::Forgotten => print(cli, &forgotten_json(reader)?),
+        Cmd::Export { source, since, until, out } => {
+            let filter = crate::archive::filter(source, since.as_deref(), until.as_deref())?;
+            let counts = crate::archive::export(reader, out, &filter, crate::progress::Shown::for_stderr(cli.quiet)?)?;
+            if out != std::path::Path::new("-") {
+                print(cli, &serde_json::to_value(counts)?)?;
+            }
+            Ok(())
+        }
         _ => unreachable!("only read commands fall back to a reader"),
     }
 }

@@ -46,17 +46,24 @@ impl Mode for IngestDocument {
         let source_id = d.source_id.0.clone();
         // The write path names the field; the tool's caller also needs the mode (SPEC §3).
         let r = mem.ingest_document(d).map_err(|e| in_mode(e, TREE_NAME, Self::NAME))?;
-        let message = if r.removed > 0 {
+        let mut message = if r.removed > 0 {
             format!("replaced document `{source_id}`: {} leaves written ({} replaced)", r.leaves, r.removed)
         } else {
             format!("ingested document `{source_id}`: {} leaves written", r.leaves)
         };
+        if r.forgotten > 0 {
+            message.push_str(&format!(
+                "; {} left out: the user forgot them (`memtree forgotten` lists what is held back)",
+                r.forgotten
+            ));
+        }
         Ok(Response::Ingested(IngestConfirmation {
             status: "ok",
             source_id,
             leaves: r.leaves,
             summaries: r.summaries,
             replaced_leaves: r.removed,
+            forgotten_leaves: r.forgotten,
             message,
         }))
     }

@@ -20,8 +20,11 @@ pub fn forgot(r: &ForgetReceipt) -> String {
 pub fn imported(path: &str, s: &ImportSummary, pruned: bool) -> (Vec<String>, Vec<String>) {
     let r = &s.report;
     let mut out = vec![format!(
-        "imported {path}: {} leaves, {} summaries ({} already there)",
-        r.leaves, r.summaries, r.duplicates
+        "imported {path}: {} leaves, {} summaries ({} already there{})",
+        r.leaves,
+        r.summaries,
+        r.duplicates,
+        if r.forgotten > 0 { format!(", {} forgotten: held back", r.forgotten) } else { String::new() }
     )];
     let Some(n) = &s.notes else {
         // Messages and e-mails: the counts (they add up to `read`) and each record skipped or
