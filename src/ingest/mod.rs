@@ -10,7 +10,7 @@ mod writer;
 pub(crate) use canonical::LeafDraft;
 pub use canonical::{ChatMessage, Document, EmailMessage, Item, Role};
 pub use writer::Resealed;
-pub(crate) use writer::{WriteBatch, WriteContext, Written, content_hash, release_texts, restore_texts};
+pub(crate) use writer::{Appended, WriteBatch, WriteContext, Written, content_hash, release_texts, restore_texts};
 
 /// What one write did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

@@ -29,6 +29,17 @@ const TOPICS_PER_SUMMARY: usize = 6;
 /// cache and, after the commit, in the index's queue.
 const KEPT_TEXT_BYTES: usize = 8 << 20;
 
+/// What [`WriteBatch::append_leaf`] did with a leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Appended {
+    /// Written.
+    Written,
+    /// The same content is stored (or came earlier in the batch): nothing written.
+    Duplicate,
+    /// A forget holds it back: nothing written.
+    Forgotten,
+}
+
 /// One write in progress. Everything goes through `tx`; nothing is visible until the caller
 /// commits it. The batch remembers what it wrote ([`Written`]), so that the index and the
 /// vectors, which follow the commit, need not read the same rows back.
@@ -232,19 +243,19 @@ impl<'a, 't> WriteBatch<'a, 't> {
         Ok(next)
     }
 
-    /// Append one leaf (skipping it when the same content is already stored); true when it
-    /// was written, false for a duplicate (an import counts its records by it).
-    pub fn append_leaf(&mut self, d: LeafDraft) -> Result<bool> {
+    /// Append one leaf, skipping it when the same content is already stored or a forget holds
+    /// it back; says which (an import counts its records by it).
+    pub fn append_leaf(&mut self, d: LeafDraft) -> Result<Appended> {
         crate::crash::point("leaf_appended");
         // A forget holds: what the user forgot is not written again (issue 32).
         if self.held_back(&d)? {
             self.report.forgotten += 1;
-            return Ok(());
+            return Ok(Appended::Forgotten);
         }
         if !self.seen.insert(d.node_id.clone()) || self.tx.node_exists(&d.node_id)? {
             self.sources.insert(d.source_id.clone());
             self.report.duplicates += 1;
-            return Ok(false);
+            return Ok(Appended::Duplicate);
         }
         // One source upsert per source and batch.
         let tree = TreeId::for_source(&d.source_id);
@@ -296,7 +307,7 @@ impl<'a, 't> WriteBatch<'a, 't> {
         if s.tokens >= self.ctx.cfg.seal_token_budget {
             self.seal(&tree, 0)?;
         }
-        Ok(true)
+        Ok(Appended::Written)
     }
 
     fn leaf_mentions(&mut self, content: &str, structured: &[(crate::types::EntityKind, String)]) -> Vec<Mention> {

@@ -7,9 +7,9 @@
 use super::Memory;
 use super::sync::SyncReport;
 use crate::error::{Error, Result};
-use crate::ingest::IngestReport;
 use crate::ingest::Item;
 use crate::ingest::import::{Format, ITEM_BATCH, NoteOptions, Parsed, Progress, ReadReport, read_notes, sniff};
+use crate::ingest::{Appended, IngestReport};
 use crate::store::NoteRootReads;
 use crate::types::SourceId;
 use std::path::{Path, PathBuf};
@@ -84,6 +84,7 @@ impl Memory {
             let sync = self.sync_notes(folder, opts.prune, progress)?;
             read.written = (sync.added + sync.replaced) as u64;
             read.duplicates = sync.unchanged as u64;
+            read.forgotten = sync.held as u64;
             let mut report = sync.writes.clone();
             report.absorb(&self.flush()?);
             return Ok(ImportSummary { report, notes: Some(sync), read: Some(read) });
@@ -97,9 +98,10 @@ impl Memory {
         if opts.strict {
             read.strict(path)?;
         }
-        let (mut report, duplicates) = self.write_parsed_counting(parsed, progress)?;
-        read.duplicates = duplicates;
-        read.written = read.written.saturating_sub(duplicates);
+        let (mut report, counted) = self.write_parsed_counting(parsed, progress)?;
+        read.duplicates = counted.duplicates;
+        read.forgotten = counted.forgotten;
+        read.written = read.written.saturating_sub(counted.duplicates + counted.forgotten);
         report.absorb(&self.flush()?);
         Ok(ImportSummary { report, notes: None, read: Some(read) })
     }
@@ -111,15 +113,15 @@ impl Memory {
         Ok(self.write_parsed_counting(parsed, progress)?.0)
     }
 
-    /// [`Memory::write_parsed`], with how many of the input's records were duplicates: every
-    /// leaf of theirs already stored (or written earlier in the input), nothing written.
+    /// [`Memory::write_parsed`], with how many of the input's records were not written
+    /// ([`Unwritten`]).
     fn write_parsed_counting(
         &mut self,
         parsed: Parsed,
         mut progress: impl FnMut(Progress),
-    ) -> Result<(IngestReport, u64)> {
+    ) -> Result<(IngestReport, Unwritten)> {
         let mut total = IngestReport::default();
-        let mut duplicates = 0;
+        let mut unwritten = Unwritten::default();
         match parsed {
             Parsed::Items { items, unit } => {
                 let mut p = Progress { unit, done: 0, total: items.len() as u64 };
@@ -132,9 +134,9 @@ impl Memory {
                 while items.peek().is_some() {
                     let batch: Vec<Item> = items.by_ref().take(ITEM_BATCH).collect();
                     p.done += batch.len() as u64;
-                    let (r, d) = self.ingest_counting(batch)?;
+                    let (r, u) = self.ingest_counting(batch)?;
                     total.absorb(&r);
-                    duplicates += d;
+                    unwritten.add(u);
                     progress(p);
                 }
                 total.sources = sources.len();
@@ -144,9 +146,9 @@ impl Memory {
                 let mut p = Progress { unit: "turns", done: 0, total: turns };
                 progress(p);
                 for c in &convs {
-                    let (r, d) = self.ingest_counting(c.items())?;
+                    let (r, u) = self.ingest_counting(c.items())?;
                     total.absorb(&r);
-                    duplicates += d;
+                    unwritten.add(u);
                     p.done += c.turns.len() as u64;
                     progress(p);
                 }
@@ -161,31 +163,54 @@ impl Memory {
                 }
             }
         }
-        Ok((total, duplicates))
+        Ok((total, unwritten))
     }
 
-    /// [`Memory::ingest`], with how many of `items` were duplicates (none of their leaves new).
-    fn ingest_counting(&mut self, items: Vec<Item>) -> Result<(IngestReport, u64)> {
+    /// [`Memory::ingest`], with how many of `items` were not written ([`Unwritten`]).
+    fn ingest_counting(&mut self, items: Vec<Item>) -> Result<(IngestReport, Unwritten)> {
         let cfg = self.shared.opts.config.clone();
         let mut drafts = Vec::with_capacity(items.len());
         for it in items {
             drafts.push(it.into_drafts(&cfg)?);
         }
-        let mut duplicates = 0;
+        let mut unwritten = Unwritten::default();
         let report = self.write(|b| {
             for item in drafts {
-                let mut new = false;
+                let (mut new, mut held) = (false, false);
                 let any = !item.is_empty();
                 for d in item {
-                    new |= b.append_leaf(d)?;
+                    match b.append_leaf(d)? {
+                        Appended::Written => new = true,
+                        Appended::Forgotten => held = true,
+                        Appended::Duplicate => {}
+                    }
                 }
-                if any && !new {
-                    duplicates += 1;
+                // A record is written when any of its leaves is; else forgotten when a forget
+                // held one back; else a duplicate.
+                match (any, new, held) {
+                    (true, false, true) => unwritten.forgotten += 1,
+                    (true, false, false) => unwritten.duplicates += 1,
+                    _ => {}
                 }
             }
             Ok(())
         })?;
-        Ok((report, duplicates))
+        Ok((report, unwritten))
+    }
+}
+
+/// The records of an input that were not written: every leaf of theirs already stored (or
+/// written earlier in the input), or held back by a forget.
+#[derive(Debug, Clone, Copy, Default)]
+struct Unwritten {
+    duplicates: u64,
+    forgotten: u64,
+}
+
+impl Unwritten {
+    fn add(&mut self, o: Unwritten) {
+        self.duplicates += o.duplicates;
+        self.forgotten += o.forgotten;
     }
 }
 
