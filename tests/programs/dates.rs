@@ -170,6 +170,41 @@ fn readings_not_as_written_are_said_never_ignored_silently() {
     assert_eq!(out["hits"], serde_json::json!([]));
 }
 
+/// Issue 33's phrasings through the binary: a reversed range with the year once, a year
+/// written once at the end, the week of a day, a week of a month, an ISO date no calendar
+/// has and numeric dates read by the rule; each window (or its absence) and note as said.
+#[test]
+fn dates_with_the_year_once_weeks_and_digits_read_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_chat(dir.path());
+    let window = |q: &str| {
+        let out = ask(&store, "2023-05-10", q, 10);
+        (out["explain"]["time_window"].clone(), notes(&out))
+    };
+    let span = |a: &str, b: &str| serde_json::json!([format!("{a}T00:00:00.000Z"), format!("{b}T23:59:59.999Z")]);
+    let (w, n) = window("which deploy failed between May 10 and May 1, 2023?");
+    assert_eq!(w, span("2023-05-01", "2023-05-10"));
+    assert!(n.contains("read as 2023-05-01 to 2023-05-10"), "{n}");
+    assert_eq!(window("which deploy failed from May 1 to 10 2023?").0, span("2023-05-01", "2023-05-10"));
+    assert_eq!(window("which deploy failed between 2 and 4 May 2023?").0, span("2023-05-02", "2023-05-04"));
+    // 3 May 2023 is a Wednesday: its Monday–Sunday week.
+    assert_eq!(window("which deploy failed the week of May 3, 2023?").0, span("2023-05-01", "2023-05-07"));
+    assert_eq!(window("which deploy failed in the first week of May 2023?").0, span("2023-05-01", "2023-05-07"));
+    assert_eq!(window("which deploy failed in the last week of April 2023?").0, span("2023-04-24", "2023-04-30"));
+    let (w, n) = window("which deploy failed on 2023-06-31?");
+    assert_eq!(w, Value::Null);
+    assert!(n.contains("`2023-06-31` is not a date"), "{n}");
+    let (w, n) = window("which deploy failed on 03.05.2023?");
+    assert_eq!(w, span("2023-05-03", "2023-05-03"));
+    assert!(n.contains("`03.05.2023` read as 2023-05-03 (day.month.year with dots), not 2023-03-05"), "{n}");
+    let (w, n) = window("which deploy failed on 05/03/2023?");
+    assert_eq!(w, span("2023-05-03", "2023-05-03"));
+    assert!(n.contains("month/day/year with slashes"), "{n}");
+    let (w, n) = window("which deploy failed on 03.05.23?");
+    assert_eq!(w, Value::Null);
+    assert!(n.contains("`03.05.23` looks like a date but is not read"), "{n}");
+}
+
 /// The README's CLI example, on the demo as the CLI imports it (the story's own dates):
 /// Monday 29 May 2023, "last week" is the story's final week, when Ruth's drivers saw
 /// duplicate stops (HER-118). Without the model, the question's words must be the story's

@@ -26,8 +26,9 @@ pub struct QueryAnalysis {
     /// lies inside it (SPEC §5.1).
     pub window: Option<(i64, i64)>,
     /// How the time was read when not as written (an impossible date, a reversed range, a
-    /// window after now): said in the response's `explain`.
-    pub time_note: Option<String>,
+    /// window after now, an ambiguous numeric date, a date-like text not read): said in the
+    /// response's `explain.notes`.
+    pub time_notes: Vec<String>,
     /// The question asks about its window and nothing else ("what happened yesterday?",
     /// "catch me up on last week"): no entity, and no word left once the words that name or
     /// frame the time are gone. Answered from the tree (`timeline.rs`), not by relevance.
@@ -68,7 +69,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let time = super::time::read_time(q, mem.now_ms());
     // A question that names a time is answered from inside it: the words that name or frame
     // the time ("what happened", "last", "Tuesday") would only match other days' text.
-    let names_time = time.window.is_some() || time.note.is_some();
+    let names_time = time.names_time;
     let mut dense = without_names(q, &surfaces);
     if names_time {
         dense = without_time_words(&dense);
@@ -100,7 +101,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         lexical,
         dense,
         window: time.window,
-        time_note: time.note,
+        time_notes: time.notes,
         time_only,
         asks_assistant: intent::asks_for_assistant(q),
         asks_order,
@@ -199,9 +200,7 @@ fn without_time_words(q: &str) -> String {
         .filter(|w| {
             let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
             bare.is_empty()
-                || !(crate::text::is_time_word(&bare)
-                    || is_date_number(&bare)
-                    || bare.contains('-') && bare.chars().next().is_some_and(|c| c.is_ascii_digit()))
+                || !(crate::text::is_time_word(&bare) || is_date_number(&bare) || super::time::is_numeric_date(&bare))
         })
         .collect::<Vec<_>>()
         .join(" ")

@@ -135,7 +135,7 @@ struct TimeExplain {
 
 impl TimeExplain {
     fn new(qa: &QueryAnalysis, flt: &SearchFilter) -> Self {
-        let mut notes: Vec<String> = qa.time_note.iter().cloned().collect();
+        let mut notes: Vec<String> = qa.time_notes.clone();
         let disjoint = flt.window_ms.is_some_and(|(a, b)| a > b);
         if disjoint {
             notes.push("the question's time and `time_window_days` do not overlap: nothing can lie in both".into());
