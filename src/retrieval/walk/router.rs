@@ -209,7 +209,10 @@ fn history_response(
     let mut hits = Vec::with_capacity(heads.len());
     for ((summary, score), n) in heads.into_iter().zip(sizes) {
         let evidence: Vec<RetrievalHit> = leaves.by_ref().take(n).collect();
-        let Some(node) = summary.as_ref().and_then(|id| rows.rows.get(id)) else {
+        // A session of one message is that message: its summary beside it would say the
+        // same thing twice (a one-message thread), so the leaf comes alone, as one in an
+        // open buffer does.
+        let Some(node) = summary.as_ref().and_then(|id| rows.rows.get(id)).filter(|n| n.child_ids.len() > 1) else {
             hits.extend(evidence);
             continue;
         };
