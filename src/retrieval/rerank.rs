@@ -147,3 +147,16 @@ mod tests {
         assert_eq!(r, vec![(id("b"), 1.0), (id("a"), 0.0), (id("c"), 0.0)]);
     }
 }
+
+/// `r` with a note in its `explain` when `query` was past the question cap
+/// (`text::cap_question`) and so was read only up to it: the reranking modes say what walk
+/// says of a cut question.
+pub(super) fn with_cut_note(
+    mut r: crate::retrieval::QueryResponse,
+    query: Option<&str>,
+) -> crate::retrieval::QueryResponse {
+    if let Some(note) = query.and_then(|q| crate::text::cap_question(q.trim()).1) {
+        r.explain = Some(serde_json::json!({ "notes": [note] }));
+    }
+    r
+}

@@ -25,10 +25,11 @@ pub struct QueryAnalysis {
     /// A time window the question names ("last week", "in May 2023"), epoch ms: the answer
     /// lies inside it (SPEC §5.1).
     pub window: Option<(i64, i64)>,
-    /// How the time was read when not as written (an impossible date, a reversed range, a
-    /// window after now, an ambiguous numeric date, a date-like text not read): said in the
-    /// response's `explain.notes`.
-    pub time_notes: Vec<String>,
+    /// What the response's `explain.notes` says of the reading: a question cut to the cap
+    /// (`text::cap_question`), and how the time was read when not as written (an impossible
+    /// date, a reversed range, a window after now, an ambiguous numeric date, a date-like
+    /// text not read).
+    pub notes: Vec<String>,
     /// The question asks about its window and nothing else ("what happened yesterday?",
     /// "catch me up on last week"): no entity, and no word left once the words that name or
     /// frame the time are gone. Answered from the tree (`timeline.rs`), not by relevance.
@@ -41,8 +42,10 @@ pub struct QueryAnalysis {
     pub asks_summary: bool,
 }
 
-/// Analyse `q` against the store's gazetteer.
+/// Analyse `q` against the store's gazetteer; a question past the cap is read up to it.
 pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
+    // First, before any step that grows with the question (SPEC §3's cap).
+    let (q, cut) = crate::text::cap_question(q);
     let opts = ExtractOptions { case_insensitive: true, discover_names: false };
     let mut found = mem.extractor().extract(q, mem.derived().gazetteer(), opts);
     // Registry aliases added by hand resolve at once (the vault is the source of truth).
@@ -101,7 +104,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         lexical,
         dense,
         window: time.window,
-        time_notes: time.notes,
+        notes: cut.into_iter().chain(time.notes).collect(),
         time_only,
         asks_assistant: intent::asks_for_assistant(q),
         asks_order,

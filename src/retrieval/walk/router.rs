@@ -115,7 +115,7 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
         ranked.into_iter().map(|r| leaf_hit(&rows, &qa, &route, r, &coverage)).collect::<Result<Vec<_>>>()?;
     attach_snippets(&searcher, &qa.lexical, &mut hits)?;
     if let Some(r) = reranker {
-        super::rerank_stage::rerank_hits(r, &args.query, &mut hits, &pinned)?;
+        super::rerank_stage::rerank_hits(r, crate::text::cap_question(&args.query).0, &mut hits, &pinned)?;
         hits.truncate(args.limit);
     }
     Ok(time.attach(QueryResponse::new(hits, total)))
@@ -135,7 +135,7 @@ struct TimeExplain {
 
 impl TimeExplain {
     fn new(qa: &QueryAnalysis, flt: &SearchFilter) -> Self {
-        let mut notes: Vec<String> = qa.time_notes.clone();
+        let mut notes: Vec<String> = qa.notes.clone();
         let disjoint = flt.window_ms.is_some_and(|(a, b)| a > b);
         if disjoint {
             notes.push("the question's time and `time_window_days` do not overlap: nothing can lie in both".into());

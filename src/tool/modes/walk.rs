@@ -4,7 +4,7 @@ use crate::error::Result;
 use crate::retrieval::{Scope, WalkArgs, WalkParams, walk};
 use crate::tool::Response;
 use crate::tool::mode::{Mode, Target};
-use crate::tool::args::{Args, limit};
+use crate::tool::args::{Args, limit, with_note};
 use crate::tool::field::{FieldSpec, Ty, f, int};
 
 /// The mode.
@@ -22,20 +22,23 @@ impl Mode for Walk {
         int("max_hops", 2, 4, "Hop bound for relating query entities in the co-occurrence graph (default 2, cap 4)."),
         f("time_window_days", Ty::Num, false, "Only content from the last N days."),
     ];
-    type Input = WalkArgs;
+    /// The arguments, and the note of a question cut to the cap.
+    type Input = (WalkArgs, Option<String>);
 
-    fn parse(a: &Args<'_>) -> Result<WalkArgs> {
-        Ok(WalkArgs {
-            query: a.non_blank("query")?,
+    fn parse(a: &Args<'_>) -> Result<(WalkArgs, Option<String>)> {
+        let (query, cut) = a.question(a.non_blank("query")?);
+        let args = WalkArgs {
+            query,
             limit: limit(a)?,
             max_hops: a.int("max_hops")? as u32,
             time_window_days: a.opt_positive("time_window_days")?,
             params: WalkParams::default(),
             rerank: true,
-        })
+        };
+        Ok((args, cut))
     }
 
-    fn run(args: WalkArgs, on: Target<'_>, scope: &Scope) -> Result<Response> {
-        Ok(Response::Query(walk(on.reader()?, &args, scope)?))
+    fn run((args, cut): (WalkArgs, Option<String>), on: Target<'_>, scope: &Scope) -> Result<Response> {
+        Ok(Response::Query(with_note(walk(on.reader()?, &args, scope)?, cut)))
     }
 }
