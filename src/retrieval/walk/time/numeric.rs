@@ -7,6 +7,19 @@
 //! a form the rule does not read (a two-digit year, dashes with the year last) is stated.
 
 use chrono::NaiveDate;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// Digits joined by `-`, `/` or `.`: a date written in digits, or something else in digits
+/// (the tokenizer reads such a run whole).
+pub(super) const NUMERIC_RUN: &str = r"\d+(?:[./\-]\d+)+";
+
+static RUN: LazyLock<Regex> = LazyLock::new(|| Regex::new(NUMERIC_RUN).expect("valid regex"));
+
+/// The runs of digits joined by `-`, `/` or `.` in `text`, as the tokenizer finds them.
+fn numeric_runs(text: &str) -> impl Iterator<Item = &str> {
+    RUN.find_iter(text).map(|m| m.as_str())
+}
 
 /// What a run of digits and separators is.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,7 +88,7 @@ pub(super) fn classify(text: &str) -> Numeric {
 /// and each date-like text it does not read. (Impossible days are said with the other
 /// impossible dates, by the caller.)
 pub(super) fn notes(question: &str) -> Vec<String> {
-    super::tokens::numeric_runs(question)
+    numeric_runs(question)
         .filter_map(|text| match classify(text) {
             Numeric::Date { note, .. } => note,
             Numeric::Unread(why) => Some(format!("`{text}` looks like a date but is not read: {why}")),

@@ -3,7 +3,7 @@
 //! kept whole (`2023-05-13`, `03.05.2018` would otherwise read as three numbers), read by the
 //! rule of `numeric`.
 
-use super::numeric::{Numeric, classify};
+use super::numeric::{NUMERIC_RUN, Numeric, classify};
 use chrono::NaiveDate;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -28,19 +28,9 @@ pub(super) enum Tok {
     Impossible(String),
 }
 
-/// Digits joined by `-`, `/` or `.`: a date written in digits, or something else in digits.
-const NUMERIC_RUN: &str = r"\d+(?:[./\-]\d+)+";
-
 static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(r"({NUMERIC_RUN})|(\d+)(st|nd|rd|th)?\b|\p{{Alphabetic}}+")).expect("valid regex")
 });
-
-static RUN: LazyLock<Regex> = LazyLock::new(|| Regex::new(NUMERIC_RUN).expect("valid regex"));
-
-/// The runs of digits joined by `-`, `/` or `.` in `text` (the tokenizer's numeric runs).
-pub(super) fn numeric_runs(text: &str) -> impl Iterator<Item = &str> {
-    RUN.find_iter(text).map(|m| m.as_str())
-}
 
 /// A number token as written ("13", "2023"); `None` when too long for a day, a count or a
 /// year (no time expression).
