@@ -107,5 +107,6 @@ pub use retrieval::{
     search_entities, walk,
 };
 pub use store::{EdgeRow, ForgetRecord, SourceSummary, StoreCounts};
+pub use text::{MAX_QUESTION_CHARS, MAX_QUESTION_TERMS};
 pub use tree::{ExtractiveSummariser, Summariser, SummaryChild, SummaryRequest};
 pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};

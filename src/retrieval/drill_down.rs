@@ -1,7 +1,7 @@
 //! `drill_down`: a node's descendants, breadth first, depth by depth.
 
 use super::hit::{QueryResponse, Scope, to_hits};
-use super::rerank::{Fusion, rerank};
+use super::rerank::{Fusion, rerank, with_cut_note};
 use super::snippet::attach_snippets;
 use crate::error::Result;
 use crate::reader::MemoryReader;
@@ -44,7 +44,8 @@ pub fn drill_down(mem: &MemoryReader, args: &DrillDownArgs, scope: &Scope) -> Re
         found.extend(frontier.iter().cloned().map(|n| (n, depth)));
     }
     let total = found.len();
-    let query = args.query.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    // Read up to the question cap (`text::cap_question`), as walk reads one.
+    let query = args.query.as_deref().map(|q| crate::text::cap_question(q.trim()).0).filter(|q| !q.is_empty());
     let ranked: Vec<(NodeRow, f64)> = match query {
         Some(q) => {
             let ids: Vec<NodeId> = found.iter().map(|(n, _)| n.node_id.clone()).collect();
@@ -59,5 +60,5 @@ pub fn drill_down(mem: &MemoryReader, args: &DrillDownArgs, scope: &Scope) -> Re
     if let Some(q) = query {
         attach_snippets(&mem.index().searcher(), q, &mut hits)?;
     }
-    Ok(QueryResponse::new(hits, total))
+    Ok(with_cut_note(QueryResponse::new(hits, total), args.query.as_deref()))
 }

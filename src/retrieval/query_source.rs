@@ -2,7 +2,7 @@
 //! first or reranked by similarity to a query.
 
 use super::hit::{QueryResponse, Scope, to_hits};
-use super::rerank::{Fusion, rerank};
+use super::rerank::{Fusion, rerank, with_cut_note};
 use super::snippet::attach_snippets;
 use crate::error::Result;
 use crate::reader::MemoryReader;
@@ -57,7 +57,8 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
         cands.retain(|n| n.1 >= since);
     }
     let total = cands.len();
-    let query = args.query.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    // Read up to the question cap (`text::cap_question`), as walk reads one.
+    let query = args.query.as_deref().map(|q| crate::text::cap_question(q.trim()).0).filter(|q| !q.is_empty());
     let ranked: Vec<(NodeId, f64)> = match query {
         Some(q) => {
             let ids: Vec<NodeId> = cands.into_iter().map(|n| n.0).collect();
@@ -74,5 +75,5 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
     if let Some(q) = query {
         attach_snippets(&mem.index().searcher(), q, &mut hits)?;
     }
-    Ok(QueryResponse::new(hits, total))
+    Ok(with_cut_note(QueryResponse::new(hits, total), args.query.as_deref()))
 }

@@ -121,6 +121,19 @@ pub fn rerank(mem: &MemoryReader, query: &str, ids: &[NodeId], fusion: Fusion) -
     Ok(fusion.rank(&bm25, cos.as_ref(), ids))
 }
 
+/// `r` with a note in its `explain` when `query` was past the question cap
+/// (`text::cap_question`) and so was read only up to it: the reranking modes say what walk
+/// says of a cut question.
+pub(super) fn with_cut_note(
+    mut r: crate::retrieval::QueryResponse,
+    query: Option<&str>,
+) -> crate::retrieval::QueryResponse {
+    if let Some(note) = query.and_then(|q| crate::text::cap_question(q.trim()).1) {
+        r.explain = Some(serde_json::json!({ "notes": [note] }));
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

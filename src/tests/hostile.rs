@@ -641,3 +641,49 @@ fn a_refused_cli_import_leaves_the_store_unchanged() {
         assert_eq!(cli_counts(&store), before, "{name}: the refused import changed the store");
     }
 }
+
+/// Issue 33: a 1 MB question of 100,000 distinct words is answered (never refused whole),
+/// read up to the documented cap, and says so in `explain.notes`: through the tool (walk,
+/// query_source, drill_down) and through the library's `walk`, which holds a caller that
+/// skips the tool to the same cap.
+#[test]
+fn a_one_megabyte_question_is_cut_to_the_cap_and_says_so() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    let mut items = vec![chat("slack:#eng", "Ana", T0, "The Phoenix launch moves to June")];
+    items.push(chat("slack:#eng", "Ben", T0 + MIN, "Groceries: apples and bread"));
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    // 100,000 distinct words, the ones that matter first.
+    let mut q = String::from("when does the Phoenix launch move");
+    let mut i = 0u64;
+    while q.len() < 1_000_000 {
+        q.push_str(&format!(" zq{i:x}"));
+        i += 1;
+    }
+    assert!(i >= 100_000);
+    let q = &q;
+    let cut_note = |v: &Value| {
+        v["explain"]["notes"].as_array().is_some_and(|n| {
+            n.iter().any(|n| n.as_str().is_some_and(|s| s.contains("cut to its first") && s.contains(&format!("(of {})", q.chars().count()))))
+        })
+    };
+    let v = call_json(&mut mem, &json!({"mode": "walk", "query": q}).to_string(), &Scope::all()).unwrap();
+    assert!(cut_note(&v), "{}", crate::text::clip(&v.to_string(), 600));
+    assert!(v["hits"][0]["content"].as_str().unwrap().contains("Phoenix"), "{}", crate::text::clip(&v.to_string(), 600));
+    let v = call_json(
+        &mut mem,
+        &json!({"mode": "query_source", "source_id": "slack:#eng", "query": q}).to_string(),
+        &Scope::all(),
+    )
+    .unwrap();
+    assert!(cut_note(&v), "{}", crate::text::clip(&v.to_string(), 600));
+    // The library's walk, past the tool: the same cap, the same note.
+    let r = crate::walk(mem.as_reader(), &crate::WalkArgs::new(q.as_str()), &Scope::all()).unwrap();
+    let notes = r.explain.as_ref().map(|e| e["notes"].to_string()).unwrap_or_default();
+    assert!(notes.contains("cut to its first"), "{notes}");
+    // A question within the cap carries no such note.
+    let v = call_json(&mut mem, &json!({"mode": "walk", "query": "when does the Phoenix launch move?"}).to_string(), &Scope::all())
+        .unwrap();
+    assert!(!cut_note(&v) && v["explain"]["notes"].is_null(), "{v}");
+}

@@ -442,3 +442,70 @@ fn the_row_filter_agrees_with_the_index_filter() {
         assert_eq!(by_index, by_row, "{flt:?}");
     }
 }
+
+/// Issue 33: a summary over a single child says what that child says; an answer that gives
+/// the child does not give the summary beside it. A time-only answer (the window's cover
+/// summaries, then its leaves) and a history answer (sessions with their evidence).
+#[test]
+fn a_summary_over_one_child_is_not_returned_beside_it() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    // A one-message thread, and a channel of three messages, on Monday 8 May 2023 (T0).
+    let mut items = vec![chat("gmail:thread-1", "Ana", T0 + HOUR, "The March invoice is attached.")];
+    for i in 0..3 {
+        items.push(chat("slack:#eng", "Ben", T0 + 2 * HOUR + i * MIN, &format!("deploy step {i} done")));
+    }
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    let v = w(&mut mem, json!({"mode": "walk", "query": "what happened on May 8, 2023?", "limit": 20}));
+    let hits = v["hits"].as_array().unwrap();
+    let summaries: Vec<&Value> = hits.iter().filter(|h| h["node_kind"] == "summary").collect();
+    assert!(summaries.iter().all(|h| h["child_ids"].as_array().unwrap().len() > 1), "{v}");
+    // The channel's summary still leads; the thread's one message comes once, as itself.
+    assert!(summaries.iter().any(|h| h["tree_scope"] == "slack:#eng"), "{v}");
+    let invoice: Vec<&Value> =
+        hits.iter().filter(|h| h["content"].as_str().unwrap().contains("March invoice")).collect();
+    assert_eq!(invoice.len(), 1, "{v}");
+    assert_eq!(invoice[0]["node_kind"], "leaf");
+
+    // A history answer: the session of one message is that message, not a summary over it.
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    let mut items = Vec::new();
+    let days: [(&str, Option<&str>); 3] = [
+        ("I started the budget tracker: the login page.", Some("Hash the passwords of the login page.")),
+        ("The budget tracker charts show spending per category.", None),
+        ("I am deploying the budget tracker to Render.", Some("Set the workers and the port.")),
+    ];
+    for (d, (user, reply)) in days.iter().enumerate() {
+        let at = T0 + d as i64 * 24 * HOUR;
+        let mut u = chat("app:a", "User", at, user);
+        if let crate::Item::Chat(m) = &mut u {
+            m.role = crate::Role::Person;
+        }
+        items.push(u);
+        if let Some(reply) = reply {
+            let mut r = chat("app:a", "Assistant", at + MIN, reply);
+            if let crate::Item::Chat(m) = &mut r {
+                m.role = crate::Role::Assistant;
+            }
+            items.push(r);
+        }
+    }
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    let q = "In what order did I bring up the budget tracker login, charts and deployment?";
+    let v = w(&mut mem, json!({"mode": "walk", "query": q, "limit": 3}));
+    assert_eq!(v["explain"]["history"], "order", "{v}");
+    let hits = v["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 3, "{v}");
+    for h in hits {
+        if h["node_kind"] == "summary" {
+            assert!(h["child_ids"].as_array().unwrap().len() > 1, "{h}");
+        }
+    }
+    let charts = &hits[1];
+    assert_eq!(charts["node_kind"], "leaf", "{v}");
+    assert!(charts["content"].as_str().unwrap().contains("charts"), "{v}");
+    assert_eq!(hits[0]["node_kind"], "summary", "{v}");
+}

@@ -107,6 +107,15 @@ impl<'a> Args<'a> {
         Ok(s)
     }
 
+    /// A question, read up to the cap (`text::cap_question`) here, before the engine sees it:
+    /// the text kept and, when it was cut, the note the response's `explain.notes` carries.
+    pub fn question(&self, text: String) -> (String, Option<String>) {
+        match crate::text::cap_question(&text) {
+            (_, None) => (text, None),
+            (kept, Some(note)) => (kept.to_string(), Some(note)),
+        }
+    }
+
     /// An optional array of strings.
     pub fn str_array(&self, name: &str) -> Result<Option<Vec<String>>> {
         match self.get(name) {
@@ -237,4 +246,19 @@ pub(crate) fn source_kind(a: &Args<'_>) -> Result<Option<SourceKind>> {
             .map(Some)
             .ok_or_else(|| a.err(&format!("`source_kind` must be chat, email or document, got `{}`", clip(&s, ECHO)))),
     }
+}
+
+/// `r` with `note` (a question cut by [`Args::question`]) first in its `explain.notes`.
+pub fn with_note(mut r: crate::retrieval::QueryResponse, note: Option<String>) -> crate::retrieval::QueryResponse {
+    let Some(note) = note else { return r };
+    let explain = r.explain.get_or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(o) = explain {
+        match o.get_mut("notes") {
+            Some(Value::Array(notes)) => notes.insert(0, Value::String(note)),
+            _ => {
+                o.insert("notes".into(), Value::Array(vec![Value::String(note)]));
+            }
+        }
+    }
+    r
 }

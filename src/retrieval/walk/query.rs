@@ -33,9 +33,11 @@ pub struct QueryAnalysis {
     /// plan, an arrangement, since nothing can be said inside it yet), or one inside which
     /// nothing lies (`router.rs`: the walk is asked again without the bound).
     pub soft_window: Option<(i64, i64)>,
-    /// How the time was read when not as written (an impossible date, a reversed range, a
-    /// window after now): said in the response's `explain`.
-    pub time_note: Option<String>,
+    /// What the response's `explain.notes` says of the reading: a question cut to the cap
+    /// (`text::cap_question`), and how the time was read when not as written (an impossible
+    /// date, a reversed range, a window after now, an ambiguous numeric date, a date-like
+    /// text not read).
+    pub notes: Vec<String>,
     /// The question asks about its window and nothing else ("what happened yesterday?",
     /// "catch me up on last week"): no entity, and no word left once the words that name or
     /// frame the time are gone. Answered from the tree (`timeline.rs`), not by relevance.
@@ -48,8 +50,10 @@ pub struct QueryAnalysis {
     pub asks_summary: bool,
 }
 
-/// Analyse `q` against the store's gazetteer.
+/// Analyse `q` against the store's gazetteer; a question past the cap is read up to it.
 pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
+    // First, before any step that grows with the question (SPEC §3's cap).
+    let (q, cut) = crate::text::cap_question(q);
     let opts = ExtractOptions { case_insensitive: true, discover_names: false };
     let mut found = mem.extractor().extract(q, mem.derived().gazetteer(), opts);
     // Registry aliases added by hand resolve at once (the vault is the source of truth).
@@ -80,7 +84,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     }
     // A question that names a time is answered from inside it: the words that name or frame
     // the time ("what happened", "last", "Tuesday") would only match other days' text.
-    let names_time = time.window.is_some() || ahead.is_some() || time.note.is_some();
+    let names_time = time.names_time;
     let mut dense = without_names(q, &surfaces);
     if names_time {
         dense = without_time_words(&dense);
@@ -115,7 +119,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         dense,
         window: time.window,
         soft_window: ahead,
-        time_note: time.note,
+        notes: cut.into_iter().chain(time.notes).collect(),
         time_only,
         asks_assistant: intent::asks_for_assistant(q),
         asks_order,
@@ -214,9 +218,7 @@ fn without_time_words(q: &str) -> String {
         .filter(|w| {
             let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
             bare.is_empty()
-                || !(crate::text::is_time_word(&bare)
-                    || is_date_number(&bare)
-                    || bare.contains('-') && bare.chars().next().is_some_and(|c| c.is_ascii_digit()))
+                || !(crate::text::is_time_word(&bare) || is_date_number(&bare) || super::time::is_numeric_date(&bare))
         })
         .collect::<Vec<_>>()
         .join(" ")

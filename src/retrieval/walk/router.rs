@@ -132,7 +132,7 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
         ranked.into_iter().map(|r| leaf_hit(&rows, &qa, &route, r, &coverage)).collect::<Result<Vec<_>>>()?;
     attach_snippets(&searcher, &qa.lexical, &mut hits)?;
     if let Some(r) = reranker {
-        super::rerank_stage::rerank_hits(r, &args.query, &mut hits, &pinned)?;
+        super::rerank_stage::rerank_hits(r, crate::text::cap_question(&args.query).0, &mut hits, &pinned)?;
         hits.truncate(args.limit);
     }
     Ok(time.attach(QueryResponse::new(hits, total)))
@@ -157,7 +157,7 @@ struct TimeExplain {
 
 impl TimeExplain {
     fn new(qa: &QueryAnalysis, flt: &SearchFilter) -> Self {
-        let mut notes: Vec<String> = qa.time_note.iter().cloned().collect();
+        let mut notes: Vec<String> = qa.notes.clone();
         let disjoint = flt.window_ms.is_some_and(|(a, b)| a > b);
         if disjoint {
             notes.push("the question's time and `time_window_days` do not overlap: nothing can lie in both".into());
@@ -249,7 +249,10 @@ fn history_response(
     let mut hits = Vec::with_capacity(heads.len());
     for ((summary, score), n) in heads.into_iter().zip(sizes) {
         let evidence: Vec<RetrievalHit> = leaves.by_ref().take(n).collect();
-        let Some(node) = summary.as_ref().and_then(|id| rows.rows.get(id)) else {
+        // A session of one message is that message: its summary beside it would say the
+        // same thing twice (a one-message thread), so the leaf comes alone, as one in an
+        // open buffer does.
+        let Some(node) = summary.as_ref().and_then(|id| rows.rows.get(id)).filter(|n| n.child_ids.len() > 1) else {
             hits.extend(evidence);
             continue;
         };

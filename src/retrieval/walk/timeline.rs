@@ -2,8 +2,9 @@
 //! we talk about on January 23?"): nothing to rank by relevance, so the answer is the
 //! window's content by salience, read from the tree (SPEC §5.1). First the topmost
 //! summaries lying inside the window, as `cover_window` finds them, one per source a round
-//! (so one busy channel cannot fill the answer); then the in-window leaves that carry the
-//! most entities and topics; then the other leaves in time order.
+//! (so one busy channel cannot fill the answer), a summary over a single child left out (it
+//! would say its leaf's words twice); then the in-window leaves that carry the most entities
+//! and topics; then the other leaves in time order.
 
 use super::rank::Origin;
 use super::score::passes;
@@ -50,11 +51,34 @@ pub fn timeline(
         .filter(|n| passes(&n.brief, flt))
         .collect();
     let ids: HashSet<&NodeId> = inside.iter().map(|n| &n.brief.node_id).collect();
-    // The cover's summaries: inside, and under no parent that is inside.
-    let summaries: Vec<&WindowNode> = inside
+    // A summary over one child says what that child says: beside the leaf it would be the
+    // same thing twice (a one-message thread), so it is no answer of its own, and what it
+    // seals is covered by what covers it.
+    let mut children: HashMap<&NodeId, usize> = HashMap::new();
+    for n in &inside {
+        if let Some(p) = &n.brief.parent_id {
+            *children.entry(p).or_default() += 1;
+        }
+    }
+    let single = |id: &NodeId| children.get(id).is_some_and(|&c| c == 1);
+    let parent_of: HashMap<&NodeId, &NodeId> = inside
         .iter()
-        .filter(|n| !n.brief.is_leaf() && n.brief.parent_id.as_ref().is_none_or(|p| !ids.contains(p)))
+        .filter_map(|n| Some((&n.brief.node_id, n.brief.parent_id.as_ref().filter(|p| ids.contains(p))?)))
         .collect();
+    // The cover's summaries: inside, over more than one child, and under no inside parent
+    // but single-child ones.
+    let covered = |n: &WindowNode| {
+        let mut at = &n.brief.node_id;
+        while let Some(p) = parent_of.get(at) {
+            if !single(p) {
+                return true;
+            }
+            at = p;
+        }
+        false
+    };
+    let summaries: Vec<&WindowNode> =
+        inside.iter().filter(|n| !n.brief.is_leaf() && !single(&n.brief.node_id) && !covered(n)).collect();
     let leaves: Vec<&WindowNode> = inside.iter().filter(|n| n.brief.is_leaf()).collect();
     let total = summaries.len() + leaves.len();
 

@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::retrieval::{DrillDownArgs, Scope, drill_down};
 use crate::tool::mode::{Mode, Target};
-use crate::tool::args::{Args, limit};
+use crate::tool::args::{Args, limit, with_note};
 use crate::tool::field::{FieldSpec, Ty, f, int};
 use crate::tool::Response;
 
@@ -34,22 +34,31 @@ impl Mode for DrillDown {
             ),
             int("limit", 50, 500, "Maximum hits (default 50, cap 500)."),
         ];
-    type Input = DrillDownArgs;
+    /// The arguments, and the note of a question cut to the cap.
+    type Input = (DrillDownArgs, Option<String>);
 
-    fn parse(a: &Args<'_>) -> Result<DrillDownArgs> {
+    fn parse(a: &Args<'_>) -> Result<(DrillDownArgs, Option<String>)> {
         // 0 means "the default" for every other integer (SPEC), but a depth of 0 is a mistake.
         if a.raw_int("max_depth")? == Some(0) {
             return Err(a.err("`max_depth` must be at least 1, got 0"));
         }
-        Ok(DrillDownArgs {
+        let (query, cut) = match a.opt_str("query")? {
+            Some(q) => {
+                let (q, cut) = a.question(q);
+                (Some(q), cut)
+            }
+            None => (None, None),
+        };
+        let args = DrillDownArgs {
             node_id: a.str("node_id")?,
             max_depth: a.int("max_depth")? as u32,
-            query: a.opt_str("query")?,
+            query,
             limit: limit(a)?,
-        })
+        };
+        Ok((args, cut))
     }
 
-    fn run(args: DrillDownArgs, on: Target<'_>, scope: &Scope) -> Result<Response> {
-        Ok(Response::Query(drill_down(on.reader()?, &args, scope)?))
+    fn run((args, cut): (DrillDownArgs, Option<String>), on: Target<'_>, scope: &Scope) -> Result<Response> {
+        Ok(Response::Query(with_note(drill_down(on.reader()?, &args, scope)?, cut)))
     }
 }

@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::retrieval::{QuerySourceArgs, Scope, query_source};
 use crate::tool::mode::{Mode, Target};
-use crate::tool::args::{Args, limit, source_id, source_kind};
+use crate::tool::args::{Args, limit, source_id, source_kind, with_note};
 use crate::tool::field::{FieldSpec, Ty, f, int};
 use crate::tool::Response;
 
@@ -32,19 +32,28 @@ impl Mode for QuerySource {
             ),
             int("limit", 10, 100, "Maximum hits (default 10, cap 100)."),
         ];
-    type Input = QuerySourceArgs;
+    /// The arguments, and the note of a question cut to the cap.
+    type Input = (QuerySourceArgs, Option<String>);
 
-    fn parse(a: &Args<'_>) -> Result<QuerySourceArgs> {
-        Ok(QuerySourceArgs {
+    fn parse(a: &Args<'_>) -> Result<(QuerySourceArgs, Option<String>)> {
+        let (query, cut) = match a.opt_str("query")? {
+            Some(q) => {
+                let (q, cut) = a.question(q);
+                (Some(q), cut)
+            }
+            None => (None, None),
+        };
+        let args = QuerySourceArgs {
             source_id: source_id(a)?,
             source_kind: source_kind(a)?,
             time_window_days: a.opt_positive("time_window_days")?,
-            query: a.opt_str("query")?,
+            query,
             limit: limit(a)?,
-        })
+        };
+        Ok((args, cut))
     }
 
-    fn run(args: QuerySourceArgs, on: Target<'_>, scope: &Scope) -> Result<Response> {
-        Ok(Response::Query(query_source(on.reader()?, &args, scope)?))
+    fn run((args, cut): (QuerySourceArgs, Option<String>), on: Target<'_>, scope: &Scope) -> Result<Response> {
+        Ok(Response::Query(with_note(query_source(on.reader()?, &args, scope)?, cut)))
     }
 }

@@ -109,23 +109,39 @@ pub(super) fn range(t: &[Tok], i: usize, today: NaiveDate) -> Option<Read> {
         _ => return None,
     };
     let point = |j: usize| day_date(t, j).or_else(|| month_at_any(t, j));
-    let (a, la) = point(i + 1)?;
-    let join = i + 1 + la;
-    if !word(t, join).is_some_and(|w| joins.contains(&w)) {
-        return None;
-    }
-    let b = match point(join + 1) {
-        Some((b, _)) => b,
-        None => DateRef { day: Some(t.get(join + 1)?.day()?), ..a },
+    let joined = |j: usize| word(t, j).is_some_and(|w| joins.contains(&w));
+    let (a, b) = match point(i + 1) {
+        Some((a, la)) if joined(i + 1 + la) => {
+            let join = i + 1 + la;
+            let b = match point(join + 1) {
+                Some((b, _)) => b,
+                // "May 1 to 10", "May 1 to 10 2018": a bare day of the start's month, and
+                // the year written once at the end is both ends'.
+                None => DateRef { day: Some(t.get(join + 1)?.day()?), year: year_at(t, join + 2), ..a },
+            };
+            (a, b)
+        }
+        // "between 3 and 5 May 2018": a bare day of the end's month and year.
+        _ => {
+            let d = t.get(i + 1)?.day()?;
+            if !joined(i + 2) {
+                return None;
+            }
+            let (b, _) = day_date(t, i + 3)?;
+            (DateRef { day: Some(d), ..b }, b)
+        }
     };
     // The years: as written; a year written only on the end applies to the start (the year
-    // before when that puts the start after the end: "December 20 to January 5 2024"); else
-    // the start is the latest such date by `today` and the end the first after it.
+    // before when that puts the start after the end and makes a span of at most half a year:
+    // "December 20 to January 5 2024", but not "May 10 and May 1, 2018", a range written
+    // backwards); else the start is the latest such date by `today` and the end the first
+    // after it.
     let (first, a_last) = match (a.year, b.year) {
         (None, Some(y)) => {
             let (first, last) = DateRef { year: Some(y), ..a }.resolve(today)?;
             let (_, b_last) = b.resolve(today)?;
-            if first > b_last { DateRef { year: Some(y - 1), ..a }.resolve(today)? } else { (first, last) }
+            let before = DateRef { year: Some(y - 1), ..a }.resolve(today)?;
+            if first > b_last && (b_last - before.0).num_days() <= MAX_WRAPPED_DAYS { before } else { (first, last) }
         }
         _ => a.resolve(today)?,
     };
@@ -152,6 +168,9 @@ pub(super) fn range(t: &[Tok], i: usize, today: NaiveDate) -> Option<Read> {
 /// "February 29, 2023"), as the question wrote them; `None` when every date is possible.
 pub(super) fn impossible_date(t: &[Tok]) -> Option<String> {
     (0..t.len()).find_map(|i| {
+        if let Tok::Impossible(text) = &t[i] {
+            return Some(format!("`{text}`"));
+        }
         // "February 30" or "30 February"/"30th of February".
         let (m, d, at_year) = if let Some(m) = word(t, i).and_then(calendar::month_named) {
             (m, t.get(i + 1)?.day()?, i + 2)
@@ -212,6 +231,50 @@ pub(super) fn month_or_season(t: &[Tok], i: usize, today: NaiveDate) -> Option<W
     let before = |k: usize| i >= k && word(t, i - k).is_some_and(|w| SEASON_PREPOSITIONS.contains(&w));
     let after_prep = before(1) || (before(2) && word(t, i - 1) == Some("the"));
     after_prep.then(|| season.window(season.latest_start(today))).flatten()
+}
+
+/// Which week of a month a word names: the first to fourth (days 1–7, 8–14, …), or the last
+/// (the month's last seven days).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WeekOfMonth {
+    Nth(u32),
+    Last,
+}
+
+fn week_of_month(w: &str) -> Option<WeekOfMonth> {
+    match w {
+        "first" => Some(WeekOfMonth::Nth(1)),
+        "second" => Some(WeekOfMonth::Nth(2)),
+        "third" => Some(WeekOfMonth::Nth(3)),
+        "fourth" => Some(WeekOfMonth::Nth(4)),
+        "last" | "final" => Some(WeekOfMonth::Last),
+        _ => None,
+    }
+}
+
+/// A week named by a day or within a month: "the week of June 4, 2018" (the Monday–Sunday
+/// week holding that day), "the first week of May 2018" (its days 1–7; the second, third
+/// and fourth likewise), "the last week of May" (its last seven days). A month without a
+/// year is the latest that has begun by `today`, as for "in May".
+pub(super) fn week(t: &[Tok], i: usize, today: NaiveDate) -> Option<Window> {
+    if word(t, i) == Some("week") && word(t, i + 1) == Some("of") {
+        let (r, _) = day_date(t, i + 2)?;
+        let (d, _) = r.resolve(today)?;
+        return calendar::week_of(d);
+    }
+    let which = week_of_month(word(t, i)?)?;
+    if word(t, i + 1) != Some("week") || word(t, i + 2) != Some("of") {
+        return None;
+    }
+    let (r, _) = month_at_any(t, i + 3)?;
+    let (first, last) = DateRef { day: None, ..r }.resolve(today)?;
+    match which {
+        WeekOfMonth::Nth(n) => {
+            let start = calendar::add_days(first, i64::from(7 * (n - 1)))?;
+            calendar::days(start, calendar::add_days(start, 6)?.min(last))
+        }
+        WeekOfMonth::Last => calendar::days(calendar::add_days(last, -6)?, last),
+    }
 }
 
 /// A year after "in" or "during" ("in 2022").

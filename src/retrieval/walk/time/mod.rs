@@ -4,7 +4,7 @@
 //! time is bounded by it. So a reading that cannot be taken as written is said, never
 //! guessed silently: an impossible date ("February 30") applies no window and says so, a
 //! reversed range is read forwards and says so, and a window after the anchor is kept and
-//! flagged ([`TimeReading::note`]).
+//! flagged ([`TimeReading::notes`]).
 //!
 //! Written here rather than taken from a crate: the date crates that work offline with
 //! chrono (`interim`, `chrono-english`, `two_timer`) parse a string that *is* a date
@@ -14,8 +14,11 @@
 
 mod absolute;
 mod calendar;
+mod numeric;
 mod relative;
 mod tokens;
+
+pub(crate) use numeric::is_numeric_date;
 
 use chrono::DateTime;
 
@@ -39,15 +42,19 @@ impl From<Window> for Read {
     }
 }
 
-/// What a question says about time: the window it names, and a note when the reading is not
-/// simply what was written (an impossible date, a reversed range, a window in the future).
+/// What a question says about time: the window it names, and notes when the reading is not
+/// simply what was written (an impossible date, a reversed range, a window in the future, a
+/// numeric date the rule had to decide, something like a date that is not read).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TimeReading {
     /// The window `[since, until]`, epoch ms, inclusive; `None` when the question names no
     /// time, or names one that is not a date.
     pub window: Option<(i64, i64)>,
-    /// Said in the response's `explain`, for the user to see how the time was read.
-    pub note: Option<String>,
+    /// The question names a time, even one no window can be made of ("February 30"): its
+    /// words of time are not search terms.
+    pub names_time: bool,
+    /// Said in the response's `explain.notes`, for the user to see how the time was read.
+    pub notes: Vec<String>,
 }
 
 /// Whether `text`, written at `anchor_ms`, speaks of a time lying wholly inside `window`
@@ -63,6 +70,7 @@ pub fn mentions_time_within(text: &str, anchor_ms: i64, window: (i64, i64)) -> b
     let inside = |w: Window| w.0 >= window.0 && w.1 <= window.1;
     (0..t.len()).any(|i| {
         absolute::range(&t, i, today).is_some_and(|r| inside(r.window))
+            || absolute::week(&t, i, today).is_some_and(inside)
             || absolute::date(&t, i, today).is_some_and(inside)
             || relative::at(&t, i, today, anchor_ms).is_some_and(inside)
             || absolute::month_or_season(&t, i, today).is_some_and(inside)
@@ -75,17 +83,22 @@ pub fn time_window(question: &str, anchor_ms: i64) -> Option<(i64, i64)> {
     read_time(question, anchor_ms).window
 }
 
-/// The window a question names, with a note when it was not read as written.
+/// The window a question names, with notes on how it was read.
 pub fn read_time(question: &str, anchor_ms: i64) -> TimeReading {
     let Some(today) = DateTime::from_timestamp_millis(anchor_ms).map(|t| t.date_naive()) else {
         return TimeReading::default();
     };
     let t = tokens(question);
+    // What the numeric-date rule decided, and date-like text it does not read: said whatever
+    // else the question names.
+    let mut notes = numeric::notes(question);
     if let Some(bad) = absolute::impossible_date(&t) {
-        return TimeReading { window: None, note: Some(format!("{bad} is not a date: no time window applied")) };
+        notes.push(format!("{bad} is not a date: no time window applied"));
+        return TimeReading { window: None, names_time: true, notes };
     }
-    let readers: [&Reader; 5] = [
+    let readers: [&Reader; 6] = [
         &|t, i| absolute::range(t, i, today),
+        &|t, i| absolute::week(t, i, today).map(Read::from),
         &|t, i| absolute::date(t, i, today).map(Read::from),
         &|t, i| relative::at(t, i, today, anchor_ms).map(Read::from),
         &|t, i| absolute::month_or_season(t, i, today).map(Read::from),
@@ -93,24 +106,21 @@ pub fn read_time(question: &str, anchor_ms: i64) -> TimeReading {
     ];
     let Some((at, mut read)) = readers.iter().find_map(|read| (0..t.len()).find_map(|i| Some((i, read(&t, i)?))))
     else {
-        return TimeReading::default();
+        return TimeReading { window: None, names_time: false, notes };
     };
     // "since May 3", or "between May 3 and when I …" (no second date): from that time up to
     // now, not that time alone. ("from" alone is no such word: "notes from May 3rd".)
     if at > 0 && matches!(t[at - 1].word(), Some("since" | "between")) {
         read.window.1 = read.window.1.max(anchor_ms);
     }
-    let future = (read.window.0 > anchor_ms).then(|| {
-        format!(
+    notes.extend(read.note);
+    if read.window.0 > anchor_ms {
+        notes.push(format!(
             "the window starts after now ({}): a time ahead bounds nothing; what was said about it ranks first",
             crate::retrieval::rfc3339(anchor_ms)
-        )
-    });
-    let note = match (read.note, future) {
-        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-        (a, b) => a.or(b),
-    };
-    TimeReading { window: Some(read.window), note }
+        ));
+    }
+    TimeReading { window: Some(read.window), names_time: true, notes }
 }
 
 #[cfg(test)]
@@ -211,27 +221,80 @@ mod tests {
         for q in ["what happened on February 30?", "notes from 31 April 2023", "on February 29, 2023"] {
             let r = read_time(q, now);
             assert_eq!(r.window, None, "{q}");
-            assert!(r.note.as_deref().is_some_and(|n| n.contains("is not a date")), "{q}: {r:?}");
+            assert!(r.notes.iter().any(|n| n.contains("is not a date")), "{q}: {r:?}");
         }
         // A leap day is a date (after now here, and said so).
-        assert!(read_time("on February 29, 2024", now).note.is_some_and(|n| !n.contains("not a date")));
+        let r = read_time("on February 29, 2024", now);
+        assert!(!r.notes.is_empty() && r.notes.iter().all(|n| !n.contains("not a date")), "{r:?}");
         // A reversed range is read forwards.
         let r = read_time("between May 10 and May 1", now);
         assert_eq!(r.window, Some(days("2023-05-01", "2023-05-10")));
-        assert!(r.note.as_deref().is_some_and(|n| n.contains("read as")), "{r:?}");
+        assert!(r.notes.iter().any(|n| n.contains("read as")), "{r:?}");
         let r = read_time("from 2023-05-10 to 2023-04-28", now);
         assert_eq!(r.window, Some(days("2023-04-28", "2023-05-10")));
-        assert!(r.note.is_some());
+        assert!(!r.notes.is_empty());
         // Across the new year is no reversal; half a year back is.
-        assert_eq!(read_time("between December 20 and January 5", now).note, None);
+        assert!(read_time("between December 20 and January 5", now).notes.is_empty());
         let r = read_time("between May 9 and April 15", now);
         assert_eq!(r.window, Some(days("2023-04-15", "2023-05-09")));
-        assert!(r.note.is_some());
+        assert!(!r.notes.is_empty());
         // A window after now is kept, and flagged.
         let r = read_time("what is planned for next week?", now);
         assert_eq!(r.window, Some(days("2023-05-15", "2023-05-21")));
-        assert!(r.note.as_deref().is_some_and(|n| n.contains("after now")), "{r:?}");
-        assert_eq!(read_time("what happened last week?", now).note, None);
+        assert!(r.notes.iter().any(|n| n.contains("after now")), "{r:?}");
+        assert!(read_time("what happened last week?", now).notes.is_empty());
+    }
+
+    #[test]
+    fn ranges_weeks_and_numeric_dates_read_as_written() {
+        let now = ms("2026-12-05T06:00:00Z");
+        let cases = [
+            // A year written once at the end is both ends'.
+            ("from May 1 to 10 2018", "2018-05-01", "2018-05-10"),
+            ("from May 1 to 10, 2018", "2018-05-01", "2018-05-10"),
+            ("between 3 and 5 May 2018", "2018-05-03", "2018-05-05"),
+            ("from 3rd to 5th of June 2018", "2018-06-03", "2018-06-05"),
+            ("between December 20 and January 5, 2024", "2023-12-20", "2024-01-05"),
+            // A week named by a day is its Monday–Sunday week (4 June 2018 is a Monday).
+            ("what did we do the week of June 4, 2018?", "2018-06-04", "2018-06-10"),
+            ("the week of 6 June 2018", "2018-06-04", "2018-06-10"),
+            // Weeks of a month: days 1–7, 8–14, …; the last seven days.
+            ("the first week of May 2018", "2018-05-01", "2018-05-07"),
+            ("in the second week of May 2018", "2018-05-08", "2018-05-14"),
+            ("the last week of February 2020", "2020-02-23", "2020-02-29"),
+            ("during the last week of May", "2026-05-25", "2026-05-31"),
+            // Numeric dates by the rule: year first; dots day first; slashes month first.
+            ("on 2018/05/03", "2018-05-03", "2018-05-03"),
+            ("on 25.12.2018", "2018-12-25", "2018-12-25"),
+            ("on 12/25/2018", "2018-12-25", "2018-12-25"),
+            ("between 01.05.2018 and 10.05.2018", "2018-05-01", "2018-05-10"),
+        ];
+        for (q, first, last) in cases {
+            let r = read_time(q, now);
+            assert_eq!(r.window, Some(days(first, last)), "{q}: {r:?}");
+        }
+        // Written backwards with the year once: that year, read forwards, and said.
+        let r = read_time("between May 10 and May 1, 2018", now);
+        assert_eq!(r.window, Some(days("2018-05-01", "2018-05-10")));
+        assert!(r.notes.iter().any(|n| n.contains("read as 2018-05-01 to 2018-05-10")), "{r:?}");
+        // An ISO date no calendar has: no window, and said.
+        let r = read_time("what happened on 2018-06-31?", now);
+        assert_eq!(r.window, None);
+        assert!(r.names_time);
+        assert!(r.notes.iter().any(|n| n.contains("`2018-06-31` is not a date")), "{r:?}");
+        // An ambiguous numeric date: read by the rule, and said.
+        let r = read_time("what happened on 03.05.2018?", now);
+        assert_eq!(r.window, Some(days("2018-05-03", "2018-05-03")));
+        assert!(r.notes.iter().any(|n| n.contains("`03.05.2018` read as 2018-05-03")), "{r:?}");
+        let r = read_time("what happened on 05/03/2018?", now);
+        assert_eq!(r.window, Some(days("2018-05-03", "2018-05-03")));
+        assert_eq!(r.notes.len(), 1, "{r:?}");
+        // What looks like a date and is not read: said, and no window made of it.
+        let r = read_time("what happened on 03.05.18?", now);
+        assert_eq!(r.window, None);
+        assert!(r.notes.iter().any(|n| n.contains("`03.05.18` looks like a date")), "{r:?}");
+        // Numbers that are no dates say nothing.
+        assert_eq!(read_time("ping 192.168.1.1 and version 1.2", now), TimeReading::default());
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! A question as the date reader sees it: lower-case words, numbers (with their ordinal
-//! suffix and digit count, so "13th" and "2023" are told apart) and ISO dates kept whole
-//! (`2023-05-13` would otherwise read as three numbers).
+//! suffix and digit count, so "13th" and "2023" are told apart) and dates written in digits
+//! kept whole (`2023-05-13`, `03.05.2018` would otherwise read as three numbers), read by the
+//! rule of `numeric`.
 
+use super::numeric::{NUMERIC_RUN, Numeric, classify};
 use chrono::NaiveDate;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -20,37 +22,43 @@ pub(super) enum Tok {
         /// How many digits it was written with (a year has four).
         digits: usize,
     },
-    /// `YYYY-MM-DD`.
+    /// A date written in digits (`2023-05-13`, `13.05.2023`, `05/13/2023`).
     Iso(NaiveDate),
+    /// Written in digits as a date no calendar has (`2018-06-31`), as written.
+    Impossible(String),
 }
 
 static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(\d{4})-(\d{1,2})-(\d{1,2})\b|(\d+)(st|nd|rd|th)?\b|\p{Alphabetic}+").expect("valid regex")
+    Regex::new(&format!(r"({NUMERIC_RUN})|(\d+)(st|nd|rd|th)?\b|\p{{Alphabetic}}+")).expect("valid regex")
 });
+
+/// A number token as written ("13", "2023"); `None` when too long for a day, a count or a
+/// year (no time expression).
+fn number(digits: &str, ordinal: bool) -> Option<Tok> {
+    Some(Tok::Num { n: digits.parse::<u32>().ok()?, ordinal, digits: digits.len() })
+}
 
 /// The tokens of `text`, in order; punctuation separates and is dropped.
 pub(super) fn tokens(text: &str) -> Vec<Tok> {
     let lower = text.to_lowercase();
-    TOKEN
-        .captures_iter(&lower)
-        .filter_map(|c| {
-            if let (Some(y), Some(m), Some(d)) = (c.get(1), c.get(2), c.get(3)) {
-                let date = NaiveDate::from_ymd_opt(
-                    y.as_str().parse().ok()?,
-                    m.as_str().parse().ok()?,
-                    d.as_str().parse().ok()?,
-                );
-                // Not a date ("2023-13-45"): nothing, rather than three numbers.
-                return date.map(Tok::Iso);
+    let mut out = Vec::new();
+    for c in TOKEN.captures_iter(&lower) {
+        if let Some(run) = c.get(1) {
+            match classify(run.as_str()) {
+                Numeric::Date { date, .. } => out.push(Tok::Iso(date)),
+                Numeric::Impossible => out.push(Tok::Impossible(run.as_str().to_string())),
+                // Said by `numeric::notes`; its numbers name no time of their own.
+                Numeric::Unread(_) => {}
+                // "3-4", "1.5": the numbers, as before runs were read whole.
+                Numeric::NotDate => out.extend(run.as_str().split(['-', '/', '.']).filter_map(|d| number(d, false))),
             }
-            if let Some(n) = c.get(4) {
-                // Too long for a day, a count or a year: not a time expression.
-                let value = n.as_str().parse::<u32>().ok()?;
-                return Some(Tok::Num { n: value, ordinal: c.get(5).is_some(), digits: n.as_str().len() });
-            }
-            Some(Tok::Word(c[0].to_string()))
-        })
-        .collect()
+        } else if let Some(n) = c.get(2) {
+            out.extend(number(n.as_str(), c.get(3).is_some()));
+        } else {
+            out.push(Tok::Word(c[0].to_string()));
+        }
+    }
+    out
 }
 
 impl Tok {
@@ -85,7 +93,7 @@ impl Tok {
         match self {
             Tok::Num { ordinal, .. } => *ordinal,
             Tok::Word(w) => ordinal_word(w).is_some(),
-            Tok::Iso(_) => false,
+            Tok::Iso(_) | Tok::Impossible(_) => false,
         }
     }
 
@@ -133,6 +141,8 @@ mod tests {
     #[test]
     fn dates_numbers_and_words_are_told_apart() {
         let t = tokens("On May 13th, 2023-05-13 (not 2023-13-45): 3 days");
+        assert_eq!(t[5], Tok::Impossible("2023-13-45".into()));
+        let t: Vec<Tok> = t.into_iter().filter(|t| !matches!(t, Tok::Impossible(_))).collect();
         assert_eq!(t[0], Tok::Word("on".into()));
         assert_eq!(t[2], Tok::Num { n: 13, ordinal: true, digits: 2 });
         assert_eq!(t[3], Tok::Iso(NaiveDate::from_ymd_opt(2023, 5, 13).unwrap()));
