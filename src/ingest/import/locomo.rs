@@ -121,6 +121,7 @@ pub fn parse_session_time(s: &str) -> Option<i64> {
 ///
 /// # Errors
 /// Those of [`read_locomo_reported`], and the first of its warnings.
+#[cfg(any(feature = "harness", test))]
 pub fn read_locomo(path: &Path) -> Result<Vec<Conversation>> {
     let (convs, report) = read_locomo_reported(path)?;
     report.strict(path)?;
@@ -146,6 +147,7 @@ pub fn read_locomo_reported(path: &Path) -> Result<(Vec<Conversation>, ReadRepor
 
 /// The samples of a LoCoMo-shaped JSON file (an array of objects), unparsed: the recall
 /// harness reads samples that name files to import in place of a `conversation`.
+#[cfg(any(feature = "harness", test))]
 pub(crate) fn read_samples(path: &Path) -> Result<Vec<Value>> {
     let mut report = ReadReport::default();
     let entries = samples(path, &mut report)?;
@@ -166,11 +168,13 @@ fn format_error(path: &Path, reason: String) -> Error {
 }
 
 /// A sample's `sample_id`.
+#[cfg(any(feature = "harness", test))]
 pub(crate) fn sample_id<'a>(path: &Path, ci: usize, c: &'a Value) -> Result<&'a str> {
     c["sample_id"].as_str().ok_or_else(|| format_error(path, format!("conversation {ci}: no sample_id")))
 }
 
 /// Sample `ci` of the file at `path` as a conversation, all or nothing (the harness's).
+#[cfg(any(feature = "harness", test))]
 pub(crate) fn conversation(path: &Path, ci: usize, c: &Value) -> Result<Conversation> {
     let mut report = ReadReport::default();
     let conv = conversation_reported(ci, c, &mut report);

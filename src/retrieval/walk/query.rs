@@ -14,7 +14,7 @@ pub struct QueryAnalysis {
     /// Canonical ids of the entities named, sorted.
     pub entities: Vec<EntityId>,
     /// People among them (their leaves as author get a mild boost), lower case and without
-    /// diacritics (`score::person_key`): the name typed without accents, or with capitals a
+    /// diacritics (`person_key`): the name typed without accents, or with capitals a
     /// byte-wise comparison misses ("Á"), is the same person.
     pub people: Vec<String>,
     /// The question without stop words and wh-words: what BM25 sees.
@@ -73,7 +73,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     let people: Vec<String> = found
         .iter()
         .filter(|m| m.kind == EntityKind::Person && !about)
-        .map(|m| super::score::person_key(m.id.as_str().trim_start_matches("person:")))
+        .map(|m| person_key(m.id.as_str().trim_start_matches("person:")))
         .collect();
     let surfaces: Vec<&str> =
         found.iter().filter(|m| m.kind == EntityKind::Person).map(|m| m.surface.as_str()).collect();
@@ -125,6 +125,11 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         asks_order,
         asks_summary,
     }
+}
+
+/// A person's name as questions and authors are compared: lower case, without diacritics.
+pub(super) fn person_key(name: &str) -> String {
+    crate::entities::fold_diacritics(&name.to_lowercase())
 }
 
 /// Words that only frame a question about a time: what happened, what we talked about, what

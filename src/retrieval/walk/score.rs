@@ -14,7 +14,7 @@
 //! it returns, and [`replay`] ranks it again at any weights.
 
 use super::params::WalkParams;
-use super::query::QueryAnalysis;
+use super::query::{QueryAnalysis, person_key};
 use super::time::mentions_time_within;
 use crate::embed::{Rows, VectorMatrix};
 use crate::error::Result;
@@ -645,11 +645,6 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
     let mut scored: Vec<(f64, &NodeId)> = fused.iter().zip(rows).map(|((s, _, _), r)| (*s, &r.node_id)).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored.into_iter().map(|(_, id)| id.clone()).collect()
-}
-
-/// A person's name as questions and authors are compared: lower case, without diacritics.
-pub(super) fn person_key(name: &str) -> String {
-    crate::entities::fold_diacritics(&name.to_lowercase())
 }
 
 /// Whether a row passes the filter's scope, source and window ([`SearchFilter::admits`]).
