@@ -22,7 +22,8 @@ pub fn cap_question(question: &str) -> (&str, Option<String>) {
         let head = &question[..end];
         if question[end..].starts_with(char::is_alphanumeric) {
             // (One word longer than the cap is cut inside it rather than to nothing.)
-            end = head.rfind(|c: char| !c.is_alphanumeric()).map_or(end, |i| i + 1);
+            // (The separator may be several bytes: a combining accent, a non-breaking space.)
+            end = head.char_indices().rev().find(|&(_, c)| !c.is_alphanumeric()).map_or(end, |(i, c)| i + c.len_utf8());
         }
     }
     // The distinct words, in order: the cut falls before the first one past the cap.
@@ -78,5 +79,11 @@ mod tests {
         let wide = "é".repeat(3 * MAX_QUESTION_CHARS);
         let (kept, _) = cap_question(&wide);
         assert_eq!(kept.chars().count(), MAX_QUESTION_CHARS);
+        // A cut that backs up to a multi-byte separator (a combining accent between letters,
+        // as the fuzzer found) ends after it, on a boundary.
+        let accented = "e\u{301}".repeat(MAX_QUESTION_CHARS);
+        let (kept, note) = cap_question(&accented);
+        assert!(kept.ends_with('\u{301}') && kept.chars().count() <= MAX_QUESTION_CHARS, "{}", kept.len());
+        assert!(note.is_some());
     }
 }
