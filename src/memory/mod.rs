@@ -31,7 +31,7 @@ use crate::ingest::{Document, IngestReport, Item};
 use crate::options::{CONTENT_DIR, Embedding, OpenOptions};
 use crate::reader::MemoryReader;
 use crate::shared::Shared;
-use crate::store::{NodeReads, SourceRow, Store};
+use crate::store::{NodeReads, NoteRootReads, SourceRow, StatsReads, Store};
 use crate::types::{EntityKind, SourceId, SourceKind, TreeId};
 use std::path::Path;
 use std::sync::Arc;
@@ -158,8 +158,71 @@ impl Memory {
     /// atomically. Its leaves are sealed at once: a document arrives complete. What a forget
     /// holds back (the source, a range, a leaf's text) is left out, counted in
     /// `IngestReport::forgotten`.
-    pub fn ingest_document(&mut self, doc: Document) -> Result<IngestReport> {
+    /// A note the app writes as `doc:<path in the vault>` that a notes import stored from
+    /// that file under another id (named from another root) is written to that source: see
+    /// [`Memory::document_source`].
+    pub fn ingest_document(&mut self, mut doc: Document) -> Result<IngestReport> {
+        if let Some((id, file)) = self.stored_note_file(&doc.source_id)? {
+            doc.source_id = id;
+            // The file stays recorded: the next sync compares the note with it.
+            doc.source_ref.get_or_insert(file);
+        }
         self.replace_document(doc, &DocumentExtras::default())
+    }
+
+    /// The source a document written as `id` is stored under. Its own id, unless that is
+    /// not stored and `id` is `doc:<path>` naming a note file that a notes import stored under
+    /// another id: the file at `<path>` under a folder notes were imported relative to (the
+    /// innermost first), else the one stored note file under such a folder that ends with
+    /// `<path>` (two or more: none, it cannot be told which). So the app's note and the
+    /// vault's file are one source whichever came first and whichever folder was synced.
+    ///
+    /// # Errors
+    /// Those of the store's reads.
+    pub fn document_source(&self, id: &SourceId) -> Result<SourceId> {
+        Ok(self.stored_note_file(id)?.map_or_else(|| id.clone(), |(stored, _)| stored))
+    }
+
+    /// The stored note (id, file) a document written as `id` is: `id` itself when stored with
+    /// its file, else the note stored from the file `id` names under a note root.
+    fn stored_note_file(&self, id: &SourceId) -> Result<Option<(SourceId, String)>> {
+        let Some(rel) = id.as_str().strip_prefix("doc:") else { return Ok(None) };
+        if self.store.has_source(id.as_str())? {
+            // Its file stays its file (the app's write names none).
+            return Ok(self.store.source_file(id.as_str())?.map(|f| (id.clone(), f)));
+        }
+        // A path that climbs out of a root names no file of it.
+        let rel = std::path::Path::new(rel);
+        if rel.as_os_str().is_empty() || rel.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+            return Ok(None);
+        }
+        let mut roots = self.store.note_roots()?;
+        roots.sort_by_key(|r| std::cmp::Reverse(r.components().count()));
+        let notes = self.store.note_hashes("doc:")?;
+        // The file at the path under a root (the innermost first): stored, it is that note;
+        // on disk only (the app wrote the file too), the document keeps its id and records
+        // the file, which the next sync matches it by.
+        for root in &roots {
+            let file = root.join(rel).to_string_lossy().into_owned();
+            if let Some(n) = notes.iter().find(|n| n.file.as_deref() == Some(file.as_str())) {
+                return Ok(Some((n.id.as_str().into(), file)));
+            }
+            if std::path::Path::new(&file).is_file() {
+                return Ok(Some((id.clone(), file)));
+            }
+        }
+        // No root is the vault the app names paths in (its parent was synced, without
+        // `.obsidian/`): the one stored note under a root whose file ends with the path.
+        let mut tails = notes.iter().filter(|n| {
+            n.file.as_deref().is_some_and(|f| {
+                let f = std::path::Path::new(f);
+                f.ends_with(rel) && roots.iter().any(|r| f.starts_with(r))
+            })
+        });
+        Ok(match (tails.next(), tails.next()) {
+            (Some(n), None) => n.file.clone().map(|f| (n.id.as_str().into(), f)),
+            _ => None,
+        })
     }
 
     /// [`Memory::ingest_document`] with what a Markdown note's front matter adds, and the

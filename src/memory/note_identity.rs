@@ -3,12 +3,14 @@
 //! one file (stores written before notes kept one id per file) are merged into one, a stored
 //! note whose file is gone hands its id to the file now read under it (the vault moved), and a
 //! note whose id belongs to another file that still exists is given a longer id instead of
-//! replacing that file's note.
+//! replacing that file's note. A note stored without its file (written by the app through
+//! `ingest_document` as `doc:<path in the vault>`) is the file at that path under one of the
+//! store's roots: the app's note and the vault's file are one source, whichever came first.
 
 use crate::ingest::import::{FileIssue, Note};
 use crate::store::StoredNote;
 use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 /// What [`identify`] decided beyond the ids it set on the notes.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -23,11 +25,14 @@ pub(super) struct Identity {
 }
 
 /// Set each note's id to the stored note that is its file, or to a free id; `root` is the
-/// folder the notes' ids are relative to, `exists` whether a stored file is still there.
+/// folder the notes' ids are relative to, `roots` every root a note may be named relative
+/// to (a stored note without its file is the file its id names under one of them), `exists`
+/// whether a stored file is still there.
 pub(super) fn identify(
     notes: &mut [Note],
     stored: &[StoredNote],
     root: &Path,
+    roots: &[PathBuf],
     exists: impl Fn(&Path) -> bool,
 ) -> Identity {
     let file_of = |n: &Note| n.doc.source_ref.clone().unwrap_or_default();
@@ -46,7 +51,30 @@ pub(super) fn identify(
     let mut owners: Vec<Vec<&StoredNote>> = vec![Vec::new(); notes.len()];
     let mut owned: HashSet<&str> = HashSet::new();
     for s in stored {
-        let Some(f) = s.file.as_deref() else { continue };
+        let Some(f) = s.file.as_deref() else {
+            // Written without its file: the file its id names under a root, if exactly one
+            // file read now is that (two roots may each hold a file of that name, and which
+            // one the app meant cannot be told).
+            let rel = s.id.strip_prefix("doc:").unwrap_or(&s.id);
+            let plain = |c: Component<'_>| matches!(c, Component::Normal(_));
+            if rel.is_empty() || !Path::new(rel).components().all(plain) {
+                continue;
+            }
+            let mut hits: Vec<usize> =
+                roots.iter().filter_map(|r| by_path.get(r.join(rel).to_string_lossy().as_ref()).copied()).collect();
+            hits.sort_unstable();
+            hits.dedup();
+            if hits.is_empty() {
+                // No root is the vault the app names paths in (this is its parent, or a
+                // folder inside it): the one file read now whose path ends with the id's.
+                hits = (0..files.len()).filter(|&i| Path::new(&files[i]).ends_with(rel)).take(2).collect();
+            }
+            if let [i] = hits[..] {
+                owners[i].push(s);
+                owned.insert(&s.id);
+            }
+            continue;
+        };
         let p = Path::new(f);
         let found = if p.is_absolute() {
             by_path.get(f).copied()
@@ -70,6 +98,9 @@ pub(super) fn identify(
     let mut taken: HashSet<String> = stored.iter().map(|s| s.id.clone()).collect();
     let mut out = Identity::default();
     let mut to_rename = Vec::new();
+    // Ids this import gives notes new to the store: two files named alike relative to two
+    // roots (`a.md` of the folder and of a vault inside it) must not become one source.
+    let mut fresh: HashMap<String, usize> = HashMap::new();
     for (i, n) in notes.iter_mut().enumerate() {
         let computed = n.doc.source_id.as_str().to_string();
         if !owners[i].is_empty() {
@@ -88,7 +119,12 @@ pub(super) fn identify(
             continue;
         }
         match by_id.get(computed.as_str()) {
-            None => {}
+            None => match fresh.get(&computed) {
+                Some(&j) => to_rename.push((i, files[j].clone())),
+                None => {
+                    fresh.insert(computed.clone(), i);
+                }
+            },
             // Another file of this import is stored under the id.
             Some(s) if owned.contains(s.id.as_str()) => to_rename.push((i, s.file.clone().unwrap_or_default())),
             Some(s) => match s.file.as_deref() {
@@ -178,7 +214,7 @@ mod tests {
             stored("doc:Sync/Plans.md", Some("/v/Sync/Plans.md")),
             stored("doc:Sync/Other.md", Some("/v/Sync/Other.md")),
         ];
-        let out = identify(&mut notes, &s, Path::new("/v/Sync"), |_| true);
+        let out = identify(&mut notes, &s, Path::new("/v/Sync"), &[], |_| true);
         // The id this import computes wins when stored; else the stored one.
         assert_eq!(ids(&notes), ["doc:Plans.md", "doc:Sync/Other.md"]);
         assert_eq!(out.merged, ["doc:Sync/Plans.md"]);
@@ -189,7 +225,7 @@ mod tests {
     fn another_live_file_under_the_id_gives_this_note_a_longer_one() {
         let mut notes = vec![note("doc:x.md", "/b/B/x.md")];
         let s = vec![stored("doc:x.md", Some("/a/A/x.md")), stored("doc:B/x.md", Some("/elsewhere/B/x.md"))];
-        let out = identify(&mut notes, &s, Path::new("/b/B"), |_| true);
+        let out = identify(&mut notes, &s, Path::new("/b/B"), &[], |_| true);
         assert_eq!(ids(&notes), ["doc:b/B/x.md"]);
         assert!(out.renamed[0].reason.contains("/a/A/x.md"), "{out:?}");
         assert!(out.merged.is_empty());
@@ -199,7 +235,7 @@ mod tests {
     fn a_gone_file_hands_its_id_to_the_file_read_under_it() {
         let mut notes = vec![note("doc:x.md", "/new/v/x.md")];
         let s = vec![stored("doc:x.md", Some("/old/v/x.md"))];
-        let out = identify(&mut notes, &s, Path::new("/new/v"), |_| false);
+        let out = identify(&mut notes, &s, Path::new("/new/v"), &[], |_| false);
         assert_eq!(ids(&notes), ["doc:x.md"]);
         assert_eq!(out.refile, [("doc:x.md".to_string(), "/new/v/x.md".to_string())]);
     }
@@ -213,7 +249,7 @@ mod tests {
             // Ends like no file read now: left alone.
             stored("doc:projects/c.md", Some("notes/projects/c.md")),
         ];
-        let out = identify(&mut notes, &s, Path::new("/home/u/notes/projects"), |_| true);
+        let out = identify(&mut notes, &s, Path::new("/home/u/notes/projects"), &[], |_| true);
         assert_eq!(ids(&notes), ["doc:projects/a.md", "doc:b.md"]);
         assert_eq!(out.refile, [("doc:projects/a.md".to_string(), "/home/u/notes/projects/a.md".to_string())]);
     }
@@ -224,8 +260,37 @@ mod tests {
         // `x.md` computes `doc:x.md`, which is y/x.md's.
         let mut notes = vec![note("doc:x.md", "/v/x.md"), note("doc:y/x.md", "/v/y/x.md")];
         let s = vec![stored("doc:x.md", Some("/v/y/x.md"))];
-        let out = identify(&mut notes, &s, Path::new("/v"), |_| true);
+        let out = identify(&mut notes, &s, Path::new("/v"), &[], |_| true);
         assert_eq!(ids(&notes), ["doc:v/x.md", "doc:x.md"]);
         assert_eq!(out.renamed.len(), 1);
+    }
+
+    #[test]
+    fn an_app_note_without_its_file_is_the_file_its_id_names() {
+        let roots = [PathBuf::from("/p/vault")];
+        // Under a root: the vault's file, whatever id this import computes for it.
+        let mut notes = vec![note("doc:vault/Plugins/R.md", "/p/vault/Plugins/R.md")];
+        let s = vec![stored("doc:Plugins/R.md", None)];
+        let out = identify(&mut notes, &s, Path::new("/p"), &roots, |_| true);
+        assert_eq!(ids(&notes), ["doc:Plugins/R.md"]);
+        assert_eq!(out.refile, [("doc:Plugins/R.md".to_string(), "/p/vault/Plugins/R.md".to_string())]);
+        // No root holds it: the one file read whose path ends with the id's.
+        let mut notes = vec![note("doc:vault/Plugins/R.md", "/p/vault/Plugins/R.md"), note("doc:a.md", "/p/a.md")];
+        identify(&mut notes, &s, Path::new("/p"), &[], |_| true);
+        assert_eq!(ids(&notes), ["doc:Plugins/R.md", "doc:a.md"]);
+        // Two such files: which one the app meant cannot be told, so neither.
+        let mut notes =
+            vec![note("doc:en/Plugins/R.md", "/p/en/Plugins/R.md"), note("doc:de/Plugins/R.md", "/p/de/Plugins/R.md")];
+        identify(&mut notes, &s, Path::new("/p"), &[], |_| true);
+        assert_eq!(ids(&notes), ["doc:en/Plugins/R.md", "doc:de/Plugins/R.md"]);
+    }
+
+    #[test]
+    fn two_new_files_named_alike_from_two_roots_are_two_notes() {
+        // `/v/x.md` (the folder's) and `/v/inner/x.md` (a vault inside it) both compute `doc:x.md`.
+        let mut notes = vec![note("doc:x.md", "/v/inner/x.md"), note("doc:x.md", "/v/x.md")];
+        let out = identify(&mut notes, &[], Path::new("/v"), &[], |_| true);
+        assert_eq!(ids(&notes), ["doc:x.md", "doc:v/x.md"]);
+        assert!(out.renamed[0].reason.contains("/v/inner/x.md"), "{out:?}");
     }
 }

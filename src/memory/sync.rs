@@ -63,7 +63,10 @@ impl Memory {
         // import's id prefix) is matched by its file, so a note first imported through another
         // folder (the vault, a subfolder of it, its parent) keeps the id it was stored under.
         let notes = self.store.note_hashes("doc:")?;
-        let identity = identify(&mut folder.notes, &notes, &folder.root, |p| p.exists());
+        let known = self.store.note_roots()?;
+        let roots: Vec<_> =
+            known.iter().chain(std::iter::once(&folder.root)).chain(folder.vaults.iter()).cloned().collect();
+        let identity = identify(&mut folder.notes, &notes, &folder.root, &roots, |p| p.exists());
         let mut report = SyncReport {
             skipped: folder.skipped.iter().map(|(_, f)| f.clone()).collect(),
             warnings: identity.renamed,
@@ -71,12 +74,17 @@ impl Memory {
         };
         // What identifies later imports is recorded first: the root, and where moved notes
         // are (an unchanged folder imported again writes nothing at all).
-        let root = folder.root.to_string_lossy().into_owned();
-        let new_root = !self.store.note_roots()?.contains(&folder.root);
-        if new_root || !identity.refile.is_empty() {
+        let new_roots: Vec<String> = std::iter::once(&folder.root)
+            .chain(folder.vaults.iter())
+            .filter(|r| !known.contains(r))
+            .map(|r| r.to_string_lossy().into_owned())
+            .collect();
+        if !new_roots.is_empty() || !identity.refile.is_empty() {
             let _guard = self.lock()?;
             let tx = self.store.begin()?;
-            tx.remember_note_root(&root)?;
+            for root in &new_roots {
+                tx.remember_note_root(root)?;
+            }
             for (id, file) in &identity.refile {
                 tx.refile_note(id, file)?;
             }

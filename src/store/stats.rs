@@ -62,6 +62,17 @@ pub trait StatsReads: Reader {
         Ok(self.conn().query_row(sql, [source_id], |r| r.get::<_, bool>(0))?)
     }
 
+    /// The file (or URL) a source's first leaf points back to (`source_ref`), if any.
+    fn source_file(&self, source_id: &str) -> Result<Option<String>> {
+        let sql = "SELECT source_ref FROM nodes WHERE tree_id = 'source:' || ?1 AND level = 0 LIMIT 1";
+        let mut stmt = self.conn().prepare_cached(sql)?;
+        let mut rows = stmt.query([source_id])?;
+        Ok(match rows.next()? {
+            Some(r) => r.get(0)?,
+            None => None,
+        })
+    }
+
     /// Every source with its leaf and summary counts and its leaves' time span, by id.
     fn sources(&self) -> Result<Vec<SourceSummary>> {
         let mut stmt = self.conn().prepare(
@@ -88,15 +99,18 @@ pub trait StatsReads: Reader {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The Markdown notes stored under a source-id prefix (`doc:projects/`), each with its
-    /// content hash (`None` when imported before hashes were kept) and the file it was read
-    /// from (its leaves' `source_ref`), by id.
+    /// The notes stored under a source-id prefix (`doc:projects/`), each with its content
+    /// hash (`None` when imported before hashes were kept, or written by the app) and the file
+    /// it was read from (its leaves' `source_ref`), by id: the Markdown imports, and the
+    /// documents the app wrote (`ingest_document`) without a file or with a file path, which
+    /// may be a vault's note too (a URL is not).
     fn note_hashes(&self, prefix: &str) -> Result<Vec<StoredNote>> {
         let mut stmt = self.conn().prepare_cached(
-            "SELECT s.source_id, s.content_hash, \
-               (SELECT n.source_ref FROM nodes n WHERE n.tree_id = 'source:' || s.source_id AND n.level = 0 LIMIT 1) \
-             FROM sources s \
-             WHERE s.provider = 'markdown' AND substr(s.source_id, 1, length(?1)) = ?1 ORDER BY s.source_id",
+            "SELECT id, hash, file FROM ( \
+               SELECT s.source_id AS id, s.content_hash AS hash, s.provider AS provider, \
+                 (SELECT n.source_ref FROM nodes n WHERE n.tree_id = 'source:' || s.source_id AND n.level = 0 LIMIT 1) AS file \
+               FROM sources s WHERE substr(s.source_id, 1, length(?1)) = ?1) \
+             WHERE provider = 'markdown' OR file IS NULL OR substr(file, 1, 1) = '/' ORDER BY id",
         )?;
         let rows = stmt.query_map([prefix], |r| Ok(StoredNote { id: r.get(0)?, hash: r.get(1)?, file: r.get(2)? }))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -540,3 +540,105 @@ fn an_older_stores_relative_and_doubled_notes_are_mended_by_a_sync() {
     let r = ingest(&s, &v, &[]);
     assert_eq!((r["added"].as_u64(), r["merged"].clone(), r["unchanged"].as_u64()), (Some(0), json!([]), Some(10)));
 }
+
+/// Every source of the store with the file its first leaf points to (`None`: written by the
+/// app without one), straight from the record.
+fn notes_and_files(store: &Path) -> Vec<(String, Option<String>)> {
+    let conn = rusqlite::Connection::open(store.join("memtree.db")).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT s.source_id, (SELECT n.source_ref FROM nodes n WHERE n.tree_id = 'source:' || s.source_id \
+             AND n.level = 0 LIMIT 1) FROM sources s ORDER BY 1",
+        )
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
+}
+
+/// Every order of four steps: sync the vault, sync its subfolder, sync its parent, and the
+/// app writes the subfolder's note through `ingest_document` (as `doc:<path in the vault>`).
+fn orders() -> Vec<[char; 4]> {
+    let mut out = Vec::new();
+    for a in 0..4 {
+        for b in 0..4 {
+            for c in 0..4 {
+                let d = 6 - a - b - c;
+                if a != b && b != c && a != c && (0..4).contains(&d) && d != a && d != b && d != c {
+                    out.push([a, b, c, d].map(|i| ['V', 'S', 'P', 'D'][i]));
+                }
+            }
+        }
+    }
+    assert_eq!(out.len(), 24);
+    out
+}
+
+/// One note, one source (issue 33 item 6): in each of the 24 orders of syncing a vault, its
+/// subfolder, its parent and writing the subfolder's note through `ingest_document`, the
+/// store ends with one source per file, the note every file's; the parent's import names no
+/// note, now or later, from the parent; with `.obsidian/` the ids are the vault's in every
+/// order.
+#[test]
+fn an_app_note_and_its_vault_file_are_one_source_in_every_order() {
+    for obsidian in [true, false] {
+        for order in orders() {
+            let d = tempfile::tempdir().unwrap();
+            let parent = std::fs::canonicalize(d.path()).unwrap().join("parent");
+            let v = parent.join("vault");
+            std::fs::create_dir_all(v.join("Plugins")).unwrap();
+            if obsidian {
+                std::fs::create_dir_all(v.join(".obsidian")).unwrap();
+            }
+            write(&v, "Home.md", "# Home\nWelcome to the help vault.\n");
+            let random = "# Random note\nThe Random note plugin opens a note at random.\n";
+            write(&v, "Plugins/Random note.md", random);
+            write(&parent, "Other.md", "# Other\nA note beside the vault.\n");
+            let s = d.path().join("store");
+            let app = json!({"mode": "ingest_document", "source_id": "doc:Plugins/Random note.md",
+                "title": "Random note", "body": random, "provider": "obsidian"})
+            .to_string();
+            let mut subfolder_before_vault = false;
+            for (i, step) in order.iter().enumerate() {
+                match step {
+                    'V' => ingest(&s, &v, &[]),
+                    'S' => {
+                        subfolder_before_vault = !order[..i].contains(&'V');
+                        ingest(&s, &v.join("Plugins"), &[])
+                    }
+                    'P' => ingest(&s, &parent, &[]),
+                    _ => {
+                        let r = memtree(&s, &["tool", &app], None).json();
+                        assert_eq!(r["status"], "ok", "{order:?}: {r}");
+                        r
+                    }
+                };
+            }
+            let what = format!("{order:?}, .obsidian: {obsidian}");
+            let notes = notes_and_files(&s);
+            let files: Vec<&str> = notes.iter().filter_map(|(_, f)| f.as_deref()).collect();
+            assert_eq!(notes.len(), 3, "{what}: {notes:?}");
+            for f in [v.join("Home.md"), v.join("Plugins/Random note.md"), parent.join("Other.md")] {
+                let f = f.to_string_lossy();
+                assert_eq!(files.iter().filter(|x| **x == f).count(), 1, "{what}: {f} in {notes:?}");
+            }
+            let ids: Vec<&str> = notes.iter().map(|(id, _)| id.as_str()).collect();
+            if obsidian {
+                assert_eq!(ids, ["doc:Home.md", "doc:Other.md", "doc:Plugins/Random note.md"], "{what}");
+            }
+            // A note new to the subfolder, synced through the parent, is named as the first of
+            // the three folders synced named its notes: the vault's, the subfolder's (synced
+            // before the vault, without `.obsidian/`), or the parent's only when the parent came
+            // first. A parent synced after the vault or the subfolder changes nothing.
+            write(&v, "Plugins/Backlinks.md", "# Backlinks\nThe Backlinks pane lists what links here.\n");
+            ingest(&s, &parent, &[]);
+            let first = order.iter().copied().find(|c| *c != 'D').unwrap();
+            let expect = match (obsidian, first, subfolder_before_vault) {
+                (true, ..) => "doc:Plugins/Backlinks.md",
+                (false, 'P', _) => "doc:vault/Plugins/Backlinks.md",
+                (false, _, true) => "doc:Backlinks.md",
+                (false, ..) => "doc:Plugins/Backlinks.md",
+            };
+            assert!(notes_and_files(&s).iter().any(|(id, _)| id == expect), "{what}: {:?}", notes_and_files(&s));
+            assert_eq!(notes_and_files(&s).len(), 4, "{what}");
+        }
+    }
+}

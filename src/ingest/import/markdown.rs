@@ -1,9 +1,11 @@
 //! `--format markdown`: a folder of notes (`*.md`, `*.markdown`), one document each, its
-//! source id `doc:<path relative to the vault root>`. The vault root is the one given
-//! (`--root`), else the nearest folder holding `.obsidian/`, else the outermost folder the
-//! store remembers importing that holds the path, else the folder passed: so importing
-//! `notes/projects/` after `notes/` names each note the same way (a sync then keys stored
-//! notes by their file, see `memory::note_identity`). Front matter is metadata
+//! source id `doc:<path relative to its root>`. The root is the one given (`--root`) for
+//! every note; else each note's is the innermost of: the nearest folder holding `.obsidian/`
+//! above the path, a vault (a folder holding `.obsidian/`) inside it, a root the store
+//! remembers, and the folder passed. So a note is named the same whichever folder it is read
+//! through: importing `notes/projects/` after `notes/` names each note as `notes/` did, and
+//! importing the parent of a vault once names the vault's later notes as before (a sync then
+//! keys stored notes by their file, see `memory::note_identity`). Front matter is metadata
 //! (dates, tags, aliases; see `frontmatter`), and each note carries a hash of its bytes so a
 //! re-import can tell unchanged notes from changed ones.
 
@@ -17,15 +19,16 @@ use std::path::{Path, PathBuf};
 /// How to read a notes folder.
 #[derive(Debug, Clone, Default)]
 pub struct NoteOptions {
-    /// The vault root that source ids are relative to (default: the nearest folder with
-    /// `.obsidian/`, else the outermost of `known_roots` holding the path, else the folder
-    /// passed). Must contain the path imported.
+    /// The root every source id is relative to; must contain the path imported. Default:
+    /// each note's own root, the innermost holding it of the nearest folder with `.obsidian/`
+    /// above the path (else the innermost of `known_roots` holding the path, else the folder
+    /// passed), the vaults inside the path and `known_roots`.
     pub root: Option<PathBuf>,
     /// Fail on the first unreadable note (nothing is written) instead of skipping it.
     pub strict: bool,
     /// The roots earlier imports named their notes relative to (resolved; the store's
-    /// `note_roots`): without `root` or `.obsidian/`, a path inside one is named relative to
-    /// the outermost such root.
+    /// `note_roots`): without `root`, a note inside one is named relative to the innermost
+    /// such root, so an import of a wider folder names it as before.
     pub known_roots: Vec<PathBuf>,
 }
 
@@ -58,8 +61,11 @@ pub struct FileIssue {
 /// A notes folder, read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoteFolder {
-    /// The vault root the ids are relative to.
+    /// The import's root: the ids of notes inside no deeper root are relative to it.
     pub root: PathBuf,
+    /// Vaults (folders holding `.obsidian/`) found inside the folder, whose notes are named
+    /// relative to them; remembered as roots like `root`.
+    pub vaults: Vec<PathBuf>,
     /// The notes, sorted by path.
     pub notes: Vec<Note>,
     /// Files skipped (never with `strict`), with their would-be ids so that a note that
@@ -117,12 +123,9 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
             .ancestors()
             .find(|a| a.join(".obsidian").is_dir())
             .or_else(|| {
-                // Outermost: the widest folder imported before names the most notes alike.
-                opts.known_roots
-                    .iter()
-                    .filter(|r| folder.starts_with(r))
-                    .min_by_key(|r| r.components().count())
-                    .map(PathBuf::as_path)
+                // Innermost: the root a note inside it was named relative to (a wider one
+                // remembered later must not rename what is read through the narrower).
+                innermost(&opts.known_roots, &folder)
             })
             .map(Path::to_path_buf)
             .unwrap_or_else(|| folder.clone()),
@@ -131,20 +134,34 @@ pub fn read_notes(path: &Path, opts: &NoteOptions) -> Result<NoteFolder> {
     // under the path as given: an error names the file the user pointed at.
     let base = if single { path.parent().unwrap_or(Path::new("")) } else { path };
     let abs_base = if single { folder.as_path() } else { abs.as_path() };
-    let id_of = |f: &Path| {
-        let rel = abs_base.join(f.strip_prefix(base).unwrap_or(f));
-        format!("doc:{}", rel.strip_prefix(&root).unwrap_or(&rel).to_string_lossy().replace('\\', "/"))
-    };
     let mut files = Vec::new();
     let mut unlisted = Vec::new();
+    let mut vaults = Vec::new();
     if single {
         files.push(path.to_path_buf());
     } else {
-        collect(path, &mut files, &mut unlisted, opts.strict)?;
+        collect(path, &mut Listing { files: &mut files, unlisted: &mut unlisted, vaults: &mut vaults }, opts.strict)?;
     }
     files.sort();
-    let mut out =
-        NoteFolder { root: root.clone(), notes: Vec::new(), skipped: Vec::new(), empty: 0, within: abs.clone() };
+    let vaults: Vec<PathBuf> = vaults.iter().map(|v| abs_base.join(v.strip_prefix(base).unwrap_or(v))).collect();
+    // Each note's root: the one given, else the innermost of the roots that hold it.
+    let roots: Vec<PathBuf> = match opts.root {
+        Some(_) => vec![root.clone()],
+        None => std::iter::once(root.clone()).chain(opts.known_roots.iter().cloned()).chain(vaults.clone()).collect(),
+    };
+    let id_of = |f: &Path| {
+        let rel = abs_base.join(f.strip_prefix(base).unwrap_or(f));
+        let mine = innermost(&roots, &rel).unwrap_or(&root);
+        format!("doc:{}", rel.strip_prefix(mine).unwrap_or(&rel).to_string_lossy().replace('\\', "/"))
+    };
+    let mut out = NoteFolder {
+        root: root.clone(),
+        vaults: vaults.into_iter().filter(|v| *v != root).collect(),
+        notes: Vec::new(),
+        skipped: Vec::new(),
+        empty: 0,
+        within: abs.clone(),
+    };
     // A folder that could not be listed: its id prefix (ending in `/`) keeps every note
     // stored under it from counting as vanished.
     for (dir, reason) in unlisted {
@@ -209,15 +226,31 @@ fn read_note(f: &Path, resolved: &Path, id: String) -> Result<Option<Note>> {
     Ok(Some(Note { doc, tags: fm.tags, aliases: fm.aliases, hash, warning: fm.warning }))
 }
 
+/// The innermost (deepest) of `roots` that holds `path`.
+fn innermost<'a>(roots: &'a [PathBuf], path: &Path) -> Option<&'a Path> {
+    roots.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.components().count()).map(PathBuf::as_path)
+}
+
+/// What [`collect`] finds.
+struct Listing<'a> {
+    /// Note files.
+    files: &'a mut Vec<PathBuf>,
+    /// Folders that could not be listed, with the reason.
+    unlisted: &'a mut Vec<(PathBuf, String)>,
+    /// Folders holding `.obsidian/`.
+    vaults: &'a mut Vec<PathBuf>,
+}
+
 /// `*.md` and `*.markdown` files under `dir`, recursively. Folders starting with `.`
-/// (`.obsidian/`, `.git/`, `.trash/`) hold no notes. A folder that cannot be listed fails
-/// the read when `strict`, else goes to `unlisted` with the reason.
-fn collect(dir: &Path, out: &mut Vec<PathBuf>, unlisted: &mut Vec<(PathBuf, String)>, strict: bool) -> Result<()> {
+/// (`.obsidian/`, `.git/`, `.trash/`) hold no notes; one holding `.obsidian/` is a vault. A
+/// folder that cannot be listed fails the read when `strict`, else is listed as unlisted
+/// with the reason.
+fn collect(dir: &Path, out: &mut Listing<'_>, strict: bool) -> Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if strict => return Err(Error::io(dir, e)),
         Err(e) => {
-            unlisted.push((dir.to_path_buf(), e.to_string()));
+            out.unlisted.push((dir.to_path_buf(), e.to_string()));
             return Ok(());
         }
     };
@@ -226,12 +259,14 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>, unlisted: &mut Vec<(PathBuf, Stri
         let p = e.path();
         let ft = e.file_type().map_err(|err| Error::io(&p, err))?;
         let hidden = p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
-        if ft.is_dir() && !hidden {
-            collect(&p, out, unlisted, strict)?;
+        if ft.is_dir() && p.file_name().is_some_and(|n| n == ".obsidian") {
+            out.vaults.push(dir.to_path_buf());
+        } else if ft.is_dir() && !hidden {
+            collect(&p, out, strict)?;
         } else if ft.is_file()
             && p.extension().is_some_and(|x| x.eq_ignore_ascii_case("md") || x.eq_ignore_ascii_case("markdown"))
         {
-            out.push(p);
+            out.files.push(p);
         }
     }
     Ok(())

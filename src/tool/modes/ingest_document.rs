@@ -43,7 +43,10 @@ impl Mode for IngestDocument {
         let Target::Writer(mem) = on else {
             return Err(read_only(Self::NAME));
         };
-        let source_id = d.source_id.0.clone();
+        let asked = d.source_id.0.clone();
+        // A vault note stored from its file under another id is that source (one note, one
+        // source): the caller hears which.
+        let source_id = mem.document_source(&d.source_id).map_err(|e| in_mode(e, TREE_NAME, Self::NAME))?.0;
         // The write path names the field; the tool's caller also needs the mode (SPEC §3).
         let r = mem.ingest_document(d).map_err(|e| in_mode(e, TREE_NAME, Self::NAME))?;
         let mut message = if r.removed > 0 {
@@ -51,6 +54,9 @@ impl Mode for IngestDocument {
         } else {
             format!("ingested document `{source_id}`: {} leaves written", r.leaves)
         };
+        if source_id != asked {
+            message.push_str(&format!("; `{asked}` is the vault's note stored as `{source_id}` from its file"));
+        }
         if r.forgotten > 0 {
             message.push_str(&format!(
                 "; {} left out: the user forgot them (`memtree forgotten` lists what is held back)",
