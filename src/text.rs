@@ -8,7 +8,7 @@ mod passages;
 mod question;
 
 pub use instruction::leaf_holds_instruction;
-pub use passages::{PassageLimits, passages};
+pub use passages::{Passage, PassageLimits, passages};
 pub use question::{MAX_QUESTION_CHARS, MAX_QUESTION_TERMS, cap_question};
 
 /// English stop words and question words. Removing them from questions costs nothing and

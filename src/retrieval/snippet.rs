@@ -10,7 +10,7 @@
 use super::hit::{RetrievalHit, Snippet};
 use crate::error::Result;
 use crate::index::IndexSearcher;
-use crate::text::{PassageLimits, content_words, passages};
+use crate::text::{Passage, PassageLimits, content_words, passages, sentences};
 use crate::types::NodeKind;
 
 /// BM25's term-frequency saturation and length normalisation, over passages.
@@ -42,6 +42,18 @@ impl SnippetQuery {
         if ps.len() < 2 {
             return None;
         }
+        self.best_of(searcher, content, &ps, |_| true)
+    }
+
+    /// The passage of `ps` (the passages of `content`) that best matches the query among
+    /// those `admit` takes, the earliest on ties; `None` when it takes none.
+    fn best_of(
+        &self,
+        searcher: &IndexSearcher,
+        content: &str,
+        ps: &[Passage<'_>],
+        admit: impl Fn(&Passage<'_>) -> bool,
+    ) -> Option<Snippet> {
         let nt = self.weights.len();
         let mut len = vec![0usize; ps.len()];
         let mut tf = vec![0.0f32; ps.len() * nt];
@@ -57,20 +69,101 @@ impl SnippetQuery {
             }
         });
         let avg = (len.iter().sum::<usize>() as f32 / ps.len() as f32).max(1.0);
-        let mut best = (0, 0.0f32);
+        let mut best: Option<(usize, f32)> = None;
         for (i, &n) in len.iter().enumerate() {
+            if !admit(&ps[i]) {
+                continue;
+            }
             let norm = K1 * (1.0 - B + B * n as f32 / avg);
             let s: f32 = (0..nt)
                 .map(|k| (tf[i * nt + k], self.weights[k].1))
                 .filter(|(f, _)| *f > 0.0)
                 .map(|(f, w)| w * f * (K1 + 1.0) / (f + norm))
                 .sum();
-            if s > best.1 {
-                best = (i, s);
+            if best.is_none_or(|(_, b)| s > b) {
+                best = Some((i, s));
             }
         }
-        let p = ps[best.0];
+        let p = ps[best?.0];
         Some(Snippet { text: p.text.to_string(), start: p.start, end: p.end })
+    }
+}
+
+/// What a history answer's session summary says of its evidence (`walk`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Headline {
+    /// The summary is one passage, and it holds a sentence of the evidence: it is its own
+    /// headline.
+    Whole,
+    /// The passage that best matches the question among those holding a sentence of the
+    /// evidence.
+    Passage(Snippet),
+    /// The summary holds no sentence of its evidence (the summariser's budget kept others):
+    /// shown, it would speak of something else than the leaves it comes with.
+    Unstated,
+}
+
+/// Chooses the headlines of a history answer's sessions, the question analysed once.
+pub(crate) struct Headlines<'a> {
+    searcher: &'a IndexSearcher,
+    query: SnippetQuery,
+}
+
+impl<'a> Headlines<'a> {
+    /// For `query` (the question's lexical text).
+    pub(crate) fn new(searcher: &'a IndexSearcher, query: &str) -> Result<Headlines<'a>> {
+        Ok(Headlines { searcher, query: SnippetQuery::new(searcher, query)? })
+    }
+
+    /// The headline of a session summary whose evidence leaves hold `evidence`: a passage
+    /// (a few lines) of the summary that holds one of their sentences, so what the session
+    /// says is what its evidence says. The extractive summariser keeps its children's
+    /// sentences verbatim, so a sentence of a leaf is found in the summary as it is, between
+    /// white space; a sentence with fewer than three content words ("Thanks a lot!",
+    /// `return jsonify(r)`) is not looked for, since another child may say it too.
+    pub(crate) fn stating(&self, summary: &str, evidence: &[&str]) -> Headline {
+        let bounded = |at: usize, end: usize| {
+            summary[..at].chars().next_back().is_none_or(char::is_whitespace)
+                && summary[end..].chars().next().is_none_or(char::is_whitespace)
+        };
+        let mut stated: Vec<(usize, usize)> = Vec::new();
+        for text in evidence {
+            for s in sentences(text) {
+                if content_words(s).nth(2).is_none() {
+                    continue;
+                }
+                stated
+                    .extend(summary.match_indices(s).map(|(at, m)| (at, at + m.len())).filter(|&(a, b)| bounded(a, b)));
+            }
+        }
+        if stated.is_empty() {
+            return Headline::Unstated;
+        }
+        let ps = passages(summary, HEADLINE);
+        if ps.len() < 2 {
+            return Headline::Whole;
+        }
+        // The stated ranges, merged: a sentence said twice is counted once.
+        stated.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(stated.len());
+        for (a, b) in stated {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        let share = |p: &Passage<'_>| {
+            let end = p.byte_start + p.text.len();
+            let inside: usize = merged.iter().map(|&(a, b)| b.min(end).saturating_sub(a.max(p.byte_start))).sum();
+            inside as f64 / p.text.len().max(1) as f64
+        };
+        // The headline is mostly the evidence's own words where a passage is (a passage
+        // holding one stated line among code lines of other messages says little of it),
+        // else any passage holding some. A stated range always lies in some passage
+        // (passages cover every non-whitespace character), so one is admitted.
+        let mostly = ps.iter().any(|p| share(p) >= 0.5);
+        let admit = |p: &Passage<'_>| if mostly { share(p) >= 0.5 } else { share(p) > 0.0 };
+        self.query.best_of(self.searcher, summary, &ps, admit).map_or(Headline::Unstated, Headline::Passage)
     }
 }
 
@@ -78,35 +171,22 @@ impl SnippetQuery {
 /// best matches `query`. Summaries get none. Reads nothing from the store: the content is
 /// in the hit.
 pub(crate) fn attach_snippets(searcher: &IndexSearcher, query: &str, hits: &mut [RetrievalHit]) -> Result<()> {
-    attach_to(searcher, query, hits, NodeKind::Leaf, PassageLimits::default())
+    attach_to(searcher, query, hits, PassageLimits::default())
 }
 
 /// A headline's size: a few lines of a session, where a leaf's snippet is a passage (a
 /// session summary runs to a thousand tokens on BEAM, and its headline is context for the
-/// evidence leaves that come with it, not the answer).
+/// evidence leaves that come with it, not the answer: a caller with a small budget needs
+/// the headline, not all of it).
 const HEADLINE: PassageLimits = PassageLimits { tokens: 50, chars: 400, min_tokens: 0 };
 
-/// Give each summary hit of `hits` longer than one passage its headline: the passage that
-/// best matches `query`. A history answer's session (`walk`) carries its evidence leaves
-/// whole or as their snippets; the session's own text is context, and a caller with a small
-/// budget needs its headline, not all of it.
-pub(crate) fn attach_headlines(searcher: &IndexSearcher, query: &str, hits: &mut [RetrievalHit]) -> Result<()> {
-    attach_to(searcher, query, hits, NodeKind::Summary, HEADLINE)
-}
-
-/// The best passage for `query` on each hit of `kind`.
-fn attach_to(
-    searcher: &IndexSearcher,
-    query: &str,
-    hits: &mut [RetrievalHit],
-    kind: NodeKind,
-    limits: PassageLimits,
-) -> Result<()> {
-    if !hits.iter().any(|h| h.node_kind == kind) {
+/// The best passage for `query` on each leaf hit of `hits`.
+fn attach_to(searcher: &IndexSearcher, query: &str, hits: &mut [RetrievalHit], limits: PassageLimits) -> Result<()> {
+    if !hits.iter().any(|h| h.node_kind == NodeKind::Leaf) {
         return Ok(());
     }
     let q = SnippetQuery::new(searcher, query)?;
-    for h in hits.iter_mut().filter(|h| h.node_kind == kind) {
+    for h in hits.iter_mut().filter(|h| h.node_kind == NodeKind::Leaf) {
         h.snippet = q.choose(searcher, &h.content, limits);
     }
     Ok(())

@@ -509,3 +509,78 @@ fn a_summary_over_one_child_is_not_returned_beside_it() {
     assert!(charts["content"].as_str().unwrap().contains("charts"), "{v}");
     assert_eq!(hits[0]["node_kind"], "summary", "{v}");
 }
+
+/// Issue 33: a session shown in a history answer says what its evidence says. Its headline
+/// is a passage of its summary holding a sentence of the evidence, even where another
+/// passage matches the question's words better; a summary that kept none of the evidence
+/// (its budget went to other messages) is not shown, and the evidence comes alone.
+#[test]
+fn a_session_in_a_history_answer_says_what_its_evidence_says() {
+    // Summaries of ~80 tokens: longer than one 50-token headline, shorter than a long session.
+    let fx = Fixture::new(Config { summary_tokens: 80, ..Config::default() });
+    let mut mem = fx.open();
+    let redis = vec![
+        "Redis Cloud keeps the session cache keys, and Redis Cloud expires them hourly.",
+        "Redis Cloud replicas copy the cache keys across two Redis Cloud zones nightly.",
+        "Redis Cloud metrics show cache hits, cache misses and Redis Cloud memory per shard.",
+        "Redis Cloud pricing grows with cache memory, so Redis Cloud shards stay small.",
+        "Redis Cloud backups of the cache run daily, and Redis Cloud restores take minutes.",
+    ];
+    let days: [(&str, Vec<&str>); 4] = [
+        // The summary's budget goes to the assistant's Redis lines: the login is not in it.
+        ("I started the budget tracker: the login page with password hashing.", redis),
+        // The summary holds everything; its last passage matches the question best.
+        (
+            "The budget tracker charts now show monthly spending per category.",
+            vec![
+                "Monthly spending per category reads well as a stacked bar.",
+                "Keep the colours of each category the same from month to month.",
+                "Budget tracker login, budget tracker charts and budget tracker deployment: that is the usual order.",
+            ],
+        ),
+        // One short summary: its own headline.
+        ("I am deploying the budget tracker to Render this afternoon.", vec!["Set the workers and the port."]),
+        ("Thanks, that is all for the week.", vec!["You are welcome."]),
+    ];
+    let mut items = Vec::new();
+    for (d, (user, replies)) in days.iter().enumerate() {
+        let at = T0 + d as i64 * 24 * HOUR;
+        let mut u = chat("app:a", "User", at, user);
+        if let crate::Item::Chat(m) = &mut u {
+            m.role = crate::Role::Person;
+        }
+        items.push(u);
+        for (i, reply) in replies.iter().enumerate() {
+            let mut r = chat("app:a", "Assistant", at + (i as i64 + 1) * MIN, reply);
+            if let crate::Item::Chat(m) = &mut r {
+                m.role = crate::Role::Assistant;
+            }
+            items.push(r);
+        }
+    }
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    let q = "In what order did I bring up the budget tracker login, charts and deployment?";
+    let v = w(&mut mem, json!({"mode": "walk", "query": q, "limit": 3}));
+    assert_eq!(v["explain"]["history"], "order", "{v}");
+    assert_eq!(v["explain"]["summaries_not_stating_evidence"], 1, "{v}");
+    let hits = v["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 3, "{v}");
+    // The login's session: its message alone, not a summary of Redis lines above it.
+    assert_eq!(hits[0]["node_kind"], "leaf", "{v}");
+    assert!(hits[0]["content"].as_str().unwrap().contains("login page"), "{v}");
+    for (h, topic) in hits[1..].iter().zip(["charts now show", "deploying"]) {
+        assert_eq!(h["node_kind"], "summary", "{h}");
+        let evidence = h["evidence"][0]["content"].as_str().unwrap();
+        assert!(evidence.contains(topic), "{h}");
+        let said = evidence.trim_start_matches("User: ");
+        let headline = h["snippet"]["text"].as_str().or(h["content"].as_str()).unwrap();
+        assert!(headline.contains(said), "the headline states the evidence: {headline:?} / {said:?}");
+    }
+    // The charts' summary is longer than a headline, and its best match for the question's
+    // words is the assistant's last line: the headline is the passage with the evidence.
+    let charts = &hits[1];
+    assert!(charts["snippet"].is_object(), "{charts}");
+    assert!(charts["content"].as_str().unwrap().contains("the usual order"), "{charts}");
+    assert!(!charts["snippet"]["text"].as_str().unwrap().contains("the usual order"), "{charts}");
+}

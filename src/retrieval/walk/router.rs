@@ -14,7 +14,7 @@ use crate::graph::related_pairs;
 use crate::index::{IndexSearcher, LevelFilter, NodeDoc, SearchFilter};
 use crate::reader::MemoryReader;
 use crate::retrieval::hit::{HitParts, QueryResponse, RetrievalHit, Scope};
-use crate::retrieval::snippet::{attach_headlines, attach_snippets};
+use crate::retrieval::snippet::{Headline, Headlines, attach_snippets};
 use crate::store::{NodeReads, NodeRow};
 use crate::types::{EntityId, NodeId};
 use serde::Serialize;
@@ -247,6 +247,8 @@ fn history_response(
     let evidence_leaves = leaves.len();
     let mut leaves = leaves.into_iter();
     let mut hits = Vec::with_capacity(heads.len());
+    let headlines = Headlines::new(searcher, &qa.lexical)?;
+    let mut unstated = 0;
     for ((summary, score), n) in heads.into_iter().zip(sizes) {
         let evidence: Vec<RetrievalHit> = leaves.by_ref().take(n).collect();
         // A session of one message is that message: its summary beside it would say the
@@ -257,16 +259,29 @@ fn history_response(
             continue;
         };
         let mut h = rows.parts.hit(node, score);
+        // The session is shown by a headline that says what its evidence says; a summary
+        // that holds none of it would head the leaves with another subject of the session,
+        // so they come alone.
+        let said: Vec<&str> = evidence.iter().map(|e| e.content.as_str()).collect();
+        h.snippet = match headlines.stating(&h.content, &said) {
+            Headline::Whole => None,
+            Headline::Passage(s) => Some(s),
+            Headline::Unstated => {
+                unstated += 1;
+                hits.extend(evidence);
+                continue;
+            }
+        };
         h.explain = Some(json!({"branch": "history", "from": "session", "evidence": evidence.len()}));
         h.evidence = evidence;
         hits.push(h);
     }
-    attach_headlines(searcher, &qa.lexical, &mut hits)?;
     let mut r = QueryResponse::new(hits, total);
     r.explain = Some(json!({
         "history": if qa.asks_summary { "summary" } else { "order" },
         "order": "time",
         "evidence_leaves": evidence_leaves,
+        "summaries_not_stating_evidence": unstated,
     }));
     Ok(r)
 }
