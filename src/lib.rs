@@ -83,7 +83,7 @@ pub use ingest::import::{
     FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, ReadReport, ReadWarning, last_week_shift,
     read_notes,
 };
-pub use ingest::{ChatMessage, Document, EmailMessage, IngestReport, Item, Resealed, Role};
+pub use ingest::{ChatMessage, Document, DocumentReport, EmailMessage, IngestReport, Item, Resealed, Role};
 pub use malloc::tune_malloc;
 #[cfg(feature = "mcp")]
 pub use mcp::{McpServer, ServeError, ToolOutcome, serve_stdio};

@@ -29,6 +29,17 @@ pub struct IngestReport {
     pub forgotten: usize,
 }
 
+/// What writing one document did ([`Memory::write_document`](crate::Memory::write_document)):
+/// the source it is stored under (the id it was written as, or the vault note stored from the
+/// file that id names) and the counts.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DocumentReport {
+    /// The source the document is stored under.
+    pub source_id: crate::types::SourceId,
+    /// What the write did.
+    pub report: IngestReport,
+}
+
 impl IngestReport {
     /// Add another report's counts to this one.
     pub fn absorb(&mut self, o: &IngestReport) {

@@ -27,7 +27,7 @@ use crate::embed::VectorMatrix;
 use crate::entities::{Registry, VaultFingerprint};
 use crate::error::{Error, Result};
 use crate::index::FullTextIndex;
-use crate::ingest::{Document, IngestReport, Item};
+use crate::ingest::{Document, DocumentReport, IngestReport, Item};
 use crate::options::{CONTENT_DIR, Embedding, OpenOptions};
 use crate::reader::MemoryReader;
 use crate::shared::Shared;
@@ -160,69 +160,53 @@ impl Memory {
     /// `IngestReport::forgotten`.
     /// A note the app writes as `doc:<path in the vault>` that a notes import stored from
     /// that file under another id (named from another root) is written to that source: see
-    /// [`Memory::document_source`].
-    pub fn ingest_document(&mut self, mut doc: Document) -> Result<IngestReport> {
-        if let Some((id, file)) = self.stored_note_file(&doc.source_id)? {
+    /// [`Memory::write_document`], which also says which source that was.
+    pub fn ingest_document(&mut self, doc: Document) -> Result<IngestReport> {
+        Ok(self.write_document(doc)?.report)
+    }
+
+    /// [`Memory::ingest_document`], saying which source the document is stored under: its
+    /// own id, unless that is not stored and it is `doc:<path>` naming a note file that a
+    /// notes import stored under another id: the file at `<path>` under a folder notes were
+    /// imported relative to (the innermost first), else the one stored note file under such a
+    /// folder that ends with `<path>` (two or more: none, it cannot be told which). So the
+    /// app's note and the vault's file are one source whichever came first and whichever
+    /// folder was synced.
+    pub fn write_document(&mut self, mut doc: Document) -> Result<DocumentReport> {
+        if let Some((id, file)) = self.app_note_file(&doc.source_id)? {
             doc.source_id = id;
             // The file stays recorded: the next sync compares the note with it.
             doc.source_ref.get_or_insert(file);
         }
-        self.replace_document(doc, &DocumentExtras::default())
+        let source_id = doc.source_id.clone();
+        let report = self.replace_document(doc, &DocumentExtras::default())?;
+        Ok(DocumentReport { source_id, report })
     }
 
-    /// The source a document written as `id` is stored under. Its own id, unless that is
-    /// not stored and `id` is `doc:<path>` naming a note file that a notes import stored under
-    /// another id: the file at `<path>` under a folder notes were imported relative to (the
-    /// innermost first), else the one stored note file under such a folder that ends with
-    /// `<path>` (two or more: none, it cannot be told which). So the app's note and the
-    /// vault's file are one source whichever came first and whichever folder was synced.
-    ///
-    /// # Errors
-    /// Those of the store's reads.
-    pub fn document_source(&self, id: &SourceId) -> Result<SourceId> {
-        Ok(self.stored_note_file(id)?.map_or_else(|| id.clone(), |(stored, _)| stored))
-    }
-
-    /// The stored note (id, file) a document written as `id` is: `id` itself when stored with
-    /// its file, else the note stored from the file `id` names under a note root.
-    fn stored_note_file(&self, id: &SourceId) -> Result<Option<(SourceId, String)>> {
-        let Some(rel) = id.as_str().strip_prefix("doc:") else { return Ok(None) };
+    /// The note (id, file) a document written as `id` is: `id` itself when stored with its
+    /// file, else the note stored from the file `id` names under a note root, else `id` with
+    /// that file when it is on disk only (the app wrote the file too: the next sync matches
+    /// the note by it). A sync finds the file of a note written without one the same way
+    /// (`note_identity::identify`).
+    fn app_note_file(&self, id: &SourceId) -> Result<Option<(SourceId, String)>> {
+        let Some(rel) = note_identity::id_path(id.as_str()) else { return Ok(None) };
         if self.store.has_source(id.as_str())? {
             // Its file stays its file (the app's write names none).
             return Ok(self.store.source_file(id.as_str())?.map(|f| (id.clone(), f)));
         }
-        // A path that climbs out of a root names no file of it.
-        let rel = std::path::Path::new(rel);
-        if rel.as_os_str().is_empty() || rel.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-            return Ok(None);
-        }
-        let mut roots = self.store.note_roots()?;
-        roots.sort_by_key(|r| std::cmp::Reverse(r.components().count()));
+        let roots = self.store.note_roots()?;
         let notes = self.store.note_hashes("doc:")?;
-        // The file at the path under a root (the innermost first): stored, it is that note;
-        // on disk only (the app wrote the file too), the document keeps its id and records
-        // the file, which the next sync matches it by.
-        for root in &roots {
-            let file = root.join(rel).to_string_lossy().into_owned();
-            if let Some(n) = notes.iter().find(|n| n.file.as_deref() == Some(file.as_str())) {
+        let stored = |file: &str| notes.iter().find(|n| n.file.as_deref() == Some(file));
+        for file in note_identity::under_roots(rel, &roots) {
+            if let Some(n) = stored(&file) {
                 return Ok(Some((n.id.as_str().into(), file)));
             }
             if std::path::Path::new(&file).is_file() {
                 return Ok(Some((id.clone(), file)));
             }
         }
-        // No root is the vault the app names paths in (its parent was synced, without
-        // `.obsidian/`): the one stored note under a root whose file ends with the path.
-        let mut tails = notes.iter().filter(|n| {
-            n.file.as_deref().is_some_and(|f| {
-                let f = std::path::Path::new(f);
-                f.ends_with(rel) && roots.iter().any(|r| f.starts_with(r))
-            })
-        });
-        Ok(match (tails.next(), tails.next()) {
-            (Some(n), None) => n.file.clone().map(|f| (n.id.as_str().into(), f)),
-            _ => None,
-        })
+        let tail = note_identity::one_ending_with(rel, &roots, notes.iter().filter_map(|n| n.file.as_deref()));
+        Ok(tail.and_then(stored).and_then(|n| n.file.clone().map(|f| (n.id.as_str().into(), f))))
     }
 
     /// [`Memory::ingest_document`] with what a Markdown note's front matter adds, and the

@@ -48,28 +48,20 @@ pub(super) fn identify(
             }
         }
     }
+    // The folder read now is a root too: every file read lies under it.
+    let all_roots: Vec<PathBuf> = roots.iter().cloned().chain([root.to_path_buf()]).collect();
     let mut owners: Vec<Vec<&StoredNote>> = vec![Vec::new(); notes.len()];
     let mut owned: HashSet<&str> = HashSet::new();
     for s in stored {
         let Some(f) = s.file.as_deref() else {
-            // Written without its file: the file its id names under a root, if exactly one
-            // file read now is that (two roots may each hold a file of that name, and which
-            // one the app meant cannot be told).
-            let rel = s.id.strip_prefix("doc:").unwrap_or(&s.id);
-            let plain = |c: Component<'_>| matches!(c, Component::Normal(_));
-            if rel.is_empty() || !Path::new(rel).components().all(plain) {
-                continue;
-            }
-            let mut hits: Vec<usize> =
-                roots.iter().filter_map(|r| by_path.get(r.join(rel).to_string_lossy().as_ref()).copied()).collect();
-            hits.sort_unstable();
-            hits.dedup();
-            if hits.is_empty() {
-                // No root is the vault the app names paths in (this is its parent, or a
-                // folder inside it): the one file read now whose path ends with the id's.
-                hits = (0..files.len()).filter(|&i| Path::new(&files[i]).ends_with(rel)).take(2).collect();
-            }
-            if let [i] = hits[..] {
+            // Written without its file: the file read now that its id names, as the app's
+            // write found it (`app_note_file`).
+            let found = id_path(&s.id).and_then(|rel| {
+                under_roots(rel, &all_roots)
+                    .find_map(|f| by_path.get(f.as_str()).copied())
+                    .or_else(|| one_ending_with(rel, &all_roots, files.iter().map(String::as_str)).map(|f| by_path[f]))
+            });
+            if let Some(i) = found {
                 owners[i].push(s);
                 owned.insert(&s.id);
             }
@@ -169,6 +161,40 @@ fn free_id(root: &Path, computed: &str, taken: &HashSet<String>) -> String {
         }
     }
     (2..).map(|n| format!("{computed}~{n}")).find(|id| !taken.contains(id)).unwrap_or_default()
+}
+
+/// The path inside a root that a note id `doc:<path>` names: `None` unless it is a plain
+/// relative path (not empty, no `..`, no root), which cannot climb out of the root.
+pub(super) fn id_path(id: &str) -> Option<&Path> {
+    let rel = Path::new(id.strip_prefix("doc:")?);
+    let plain = |c: Component<'_>| matches!(c, Component::Normal(_));
+    (!rel.as_os_str().is_empty() && rel.components().all(plain)).then_some(rel)
+}
+
+/// Where the file a note path names would be: under each root, the innermost first (a vault
+/// inside a synced folder is where the app names its paths from).
+pub(super) fn under_roots(rel: &Path, roots: &[PathBuf]) -> impl Iterator<Item = String> {
+    let mut inner_first: Vec<&PathBuf> = roots.iter().collect();
+    inner_first.sort_by_key(|r| std::cmp::Reverse(r.components().count()));
+    inner_first.into_iter().map(|r| r.join(rel).to_string_lossy().into_owned()).collect::<Vec<_>>().into_iter()
+}
+
+/// When no root is the vault the app names paths in (its parent was synced, without
+/// `.obsidian/`, or a folder inside it): the one file of `files` under a root whose path ends
+/// with `rel`; none when two do, since which one the app meant cannot be told.
+pub(super) fn one_ending_with<'f>(
+    rel: &Path,
+    roots: &[PathBuf],
+    files: impl IntoIterator<Item = &'f str>,
+) -> Option<&'f str> {
+    let mut hits = files.into_iter().filter(|f| {
+        let f = Path::new(f);
+        f.ends_with(rel) && roots.iter().any(|r| f.starts_with(r))
+    });
+    match (hits.next(), hits.next()) {
+        (Some(f), None) => Some(f),
+        _ => None,
+    }
 }
 
 /// `./notes/a.md` and `../v/a.md` as the path they end with (`notes/a.md`, `v/a.md`).

@@ -44,11 +44,11 @@ impl Mode for IngestDocument {
             return Err(read_only(Self::NAME));
         };
         let asked = d.source_id.0.clone();
+        // The write path names the field; the tool's caller also needs the mode (SPEC §3).
         // A vault note stored from its file under another id is that source (one note, one
         // source): the caller hears which.
-        let source_id = mem.document_source(&d.source_id).map_err(|e| in_mode(e, TREE_NAME, Self::NAME))?.0;
-        // The write path names the field; the tool's caller also needs the mode (SPEC §3).
-        let r = mem.ingest_document(d).map_err(|e| in_mode(e, TREE_NAME, Self::NAME))?;
+        let written = mem.write_document(d).map_err(|e| in_mode(e, TREE_NAME, Self::NAME))?;
+        let (source_id, r) = (written.source_id.0, written.report);
         let mut message = if r.removed > 0 {
             format!("replaced document `{source_id}`: {} leaves written ({} replaced)", r.leaves, r.removed)
         } else {
