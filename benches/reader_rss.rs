@@ -7,8 +7,9 @@
 //! synthetic store (the latency bench's stream and questions; hashing vectors for the nodes),
 //! then run this binary again as a child that loads the real model, opens the store, runs
 //! `MEMTREE_BENCH_QUESTIONS` (default 100) walks and query_source calls with the query
-//! embedding, and reports its own `VmHWM` (peak RSS) and, at the end, its anonymous and
-//! file-backed resident memory. `MEMTREE_BENCH_STORE_DIR=<dir>` keeps the stores there
+//! embedding, and reports its own `VmHWM` (peak RSS) and, after those reads, its anonymous and
+//! file-backed resident memory; then it asks a hostile question (1 MB, 100,000 distinct
+//! words: issue 33) five times, and reports the median time and the peak RSS after it. `MEMTREE_BENCH_STORE_DIR=<dir>` keeps the stores there
 //! (`<dir>/synthetic-<n>`) and reuses one that is complete, so a million-leaf store is built
 //! once. `-- --test` is a smoke run (2,000 messages, 10 questions). Linux only (reads
 //! `/proc/self/status`); without the model files the child reads lexically and says so.
@@ -93,12 +94,41 @@ fn child(dir: &Path, nq: usize) {
         }
     }
     let reads_ms = t.elapsed().as_secs_f64() * 1e3 / (2 * nq.max(1)) as f64;
+    let reads_peak = status_mb("VmHWM:");
+    let (anon, file) = (status_mb("RssAnon:"), status_mb("RssFile:"));
+    // A hostile question (issue 33): a megabyte of distinct words, asked as a caller would.
+    let hostile = json!({"mode": "walk", "query": hostile_question()});
+    let mut times: Vec<f64> = (0..HOSTILE_RUNS)
+        .map(|_| {
+            let t = Instant::now();
+            call_read(mem.as_reader(), Request::from_json(&hostile).expect("valid"), &Scope::all()).expect("read");
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
     println!(
         "{}",
-        json!({"dense": dense, "start_mb": start, "open_mb": after_open, "peak_mb": status_mb("VmHWM:"),
-               "anon_mb": status_mb("RssAnon:"), "file_mb": status_mb("RssFile:"), "open_s": open_s,
-               "mean_read_ms": reads_ms})
+        json!({"dense": dense, "start_mb": start, "open_mb": after_open, "peak_mb": reads_peak,
+               "anon_mb": anon, "file_mb": file, "open_s": open_s, "mean_read_ms": reads_ms,
+               "hostile_ms": times[times.len() / 2], "hostile_peak_mb": status_mb("VmHWM:")})
     );
+}
+
+/// How often the hostile question is asked (its median is reported).
+const HOSTILE_RUNS: usize = 5;
+
+/// 100,000 distinct words of nine letters and a space: a 1 MB question.
+fn hostile_question() -> String {
+    let mut q = String::with_capacity(1_000_000);
+    for i in 0..100_000u32 {
+        let mut n = i;
+        for _ in 0..9 {
+            q.push(char::from(b'a' + (n % 26) as u8));
+            n /= 26;
+        }
+        q.push(' ');
+    }
+    q
 }
 
 fn main() {
@@ -121,9 +151,9 @@ fn main() {
     let tmp = tempfile::tempdir().expect("tmp");
     let root = std::env::var("MEMTREE_BENCH_STORE_DIR").map_or(tmp.path().to_path_buf(), Into::into);
     println!(
-        "| store | built s | open s | mean read ms | peak RSS MB: start / after open / reads | anon / file MB at the end |"
+        "| store | built s | open s | mean read ms | peak RSS MB: start / after open / reads | anon / file MB after the reads | 1 MB question: median ms / peak RSS MB |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for n in sizes {
         let dir = root.join(format!("synthetic-{n}"));
         let built = build(&dir, n);
@@ -139,17 +169,20 @@ fn main() {
         }
         let built = if built > 0.0 { format!("{built:.1}") } else { "reused".into() };
         println!(
-            "| synthetic {n} | {built} | {:.2} | {:.2} | {} / {} / {} | {} / {} |",
+            "| synthetic {n} | {built} | {:.2} | {:.2} | {} / {} / {} | {} / {} | {:.1} / {} |",
             v["open_s"].as_f64().unwrap_or(0.0),
             v["mean_read_ms"].as_f64().unwrap_or(0.0),
             v["start_mb"],
             v["open_mb"],
             v["peak_mb"],
             v["anon_mb"],
-            v["file_mb"]
+            v["file_mb"],
+            v["hostile_ms"].as_f64().unwrap_or(0.0),
+            v["hostile_peak_mb"]
         );
         if smoke {
             assert!(v["peak_mb"].as_u64().unwrap_or(0) > 0 || !cfg!(target_os = "linux"), "a peak was read");
+            assert!(v["hostile_ms"].as_f64().is_some_and(|ms| ms > 0.0), "the 1 MB question was timed");
         }
     }
 }
