@@ -155,21 +155,29 @@ fn the_spec_baseline_preset_ranks_local_hits_by_coverage_first() {
     }
 }
 
+/// A turn of a user–assistant chat in `source`: the user's (`Role::Person`, author "User")
+/// or the assistant's (author "Assistant").
+fn turn(source: &str, role: crate::Role, at: i64, text: &str) -> crate::Item {
+    let author = if role == crate::Role::Assistant { "Assistant" } else { "User" };
+    let mut item = chat(source, author, at, text);
+    if let crate::Item::Chat(m) = &mut item {
+        m.role = role;
+    }
+    item
+}
+
 /// A user–assistant chat: the user's plan and the assistant's answer restating it.
 fn assistant_store() -> (Fixture, Memory) {
+    use crate::Role::{Assistant, Person};
     let fx = Fixture::new(Config::default());
     let mut mem = fx.open();
-    let mut user = chat("app:assistant", "User", T0, "My first sprint on the budget tracker ends on March 15.");
-    let mut reply = chat(
+    let user = turn("app:assistant", Person, T0, "My first sprint on the budget tracker ends on March 15.");
+    let reply = turn(
         "app:assistant",
-        "Assistant",
+        Assistant,
         T0 + MIN,
         "Great: with the budget tracker sprint ending March 15, I recommend finishing the sprint backlog first.",
     );
-    if let (crate::Item::Chat(u), crate::Item::Chat(r)) = (&mut user, &mut reply) {
-        u.role = crate::Role::Person;
-        r.role = crate::Role::Assistant;
-    }
     mem.ingest([user, reply]).unwrap();
     mem.flush().unwrap();
     (fx, mem)
@@ -224,12 +232,7 @@ fn history_store() -> (Fixture, Memory) {
     let mut items = Vec::new();
     for (d, (user, reply)) in days.iter().enumerate() {
         let at = T0 + d as i64 * 24 * HOUR;
-        let (mut u, mut r) = (chat("app:a", "User", at, user), chat("app:a", "Assistant", at + MIN, reply));
-        if let (crate::Item::Chat(u), crate::Item::Chat(r)) = (&mut u, &mut r) {
-            u.role = crate::Role::Person;
-            r.role = crate::Role::Assistant;
-        }
-        items.extend([u, r]);
+        items.extend([turn("app:a", crate::Role::Person, at, user), turn("app:a", crate::Role::Assistant, at + MIN, reply)]);
     }
     mem.ingest(items).unwrap();
     mem.flush().unwrap();
@@ -479,18 +482,8 @@ fn a_summary_over_one_child_is_not_returned_beside_it() {
     ];
     for (d, (user, reply)) in days.iter().enumerate() {
         let at = T0 + d as i64 * 24 * HOUR;
-        let mut u = chat("app:a", "User", at, user);
-        if let crate::Item::Chat(m) = &mut u {
-            m.role = crate::Role::Person;
-        }
-        items.push(u);
-        if let Some(reply) = reply {
-            let mut r = chat("app:a", "Assistant", at + MIN, reply);
-            if let crate::Item::Chat(m) = &mut r {
-                m.role = crate::Role::Assistant;
-            }
-            items.push(r);
-        }
+        items.push(turn("app:a", crate::Role::Person, at, user));
+        items.extend(reply.map(|r| turn("app:a", crate::Role::Assistant, at + MIN, r)));
     }
     mem.ingest(items).unwrap();
     mem.flush().unwrap();
@@ -545,17 +538,9 @@ fn a_session_in_a_history_answer_says_what_its_evidence_says() {
     let mut items = Vec::new();
     for (d, (user, replies)) in days.iter().enumerate() {
         let at = T0 + d as i64 * 24 * HOUR;
-        let mut u = chat("app:a", "User", at, user);
-        if let crate::Item::Chat(m) = &mut u {
-            m.role = crate::Role::Person;
-        }
-        items.push(u);
+        items.push(turn("app:a", crate::Role::Person, at, user));
         for (i, reply) in replies.iter().enumerate() {
-            let mut r = chat("app:a", "Assistant", at + (i as i64 + 1) * MIN, reply);
-            if let crate::Item::Chat(m) = &mut r {
-                m.role = crate::Role::Assistant;
-            }
-            items.push(r);
+            items.push(turn("app:a", crate::Role::Assistant, at + (i as i64 + 1) * MIN, reply));
         }
     }
     mem.ingest(items).unwrap();
