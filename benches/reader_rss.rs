@@ -9,9 +9,9 @@
 //! `MEMTREE_BENCH_QUESTIONS` (default 100) walks and query_source calls with the query
 //! embedding, and reports its own `VmHWM` (peak RSS) and, after those reads, its anonymous and
 //! file-backed resident memory; then it asks a hostile question (1 MB, 100,000 distinct
-//! words: issue 33) five times, and reports the median time and the peak RSS after it. `MEMTREE_BENCH_STORE_DIR=<dir>` keeps the stores there
-//! (`<dir>/synthetic-<n>`) and reuses one that is complete, so a million-leaf store is built
-//! once. `-- --test` is a smoke run (2,000 messages, 10 questions). Linux only (reads
+//! words: issue 33) five times, and reports the median time and the peak RSS after it.
+//! `MEMTREE_BENCH_STORE_DIR=<dir>` keeps the stores there (`<dir>/synthetic-<n>`) and reuses
+//! one that is complete, so a million-leaf store is built once. `-- --test` is a smoke run (2,000 messages, 10 questions). Linux only (reads
 //! `/proc/self/status`); without the model files the child reads lexically and says so.
 
 mod query_model;

@@ -58,6 +58,7 @@ pub(super) fn identify(
             // write found it (`app_note_file`).
             let found = id_path(&s.id).and_then(|rel| {
                 under_roots(rel, &all_roots)
+                    .into_iter()
                     .find_map(|f| by_path.get(f.as_str()).copied())
                     .or_else(|| one_ending_with(rel, &all_roots, files.iter().map(String::as_str)).map(|f| by_path[f]))
             });
@@ -173,10 +174,10 @@ pub(super) fn id_path(id: &str) -> Option<&Path> {
 
 /// Where the file a note path names would be: under each root, the innermost first (a vault
 /// inside a synced folder is where the app names its paths from).
-pub(super) fn under_roots(rel: &Path, roots: &[PathBuf]) -> impl Iterator<Item = String> {
+pub(super) fn under_roots(rel: &Path, roots: &[PathBuf]) -> Vec<String> {
     let mut inner_first: Vec<&PathBuf> = roots.iter().collect();
     inner_first.sort_by_key(|r| std::cmp::Reverse(r.components().count()));
-    inner_first.into_iter().map(|r| r.join(rel).to_string_lossy().into_owned()).collect::<Vec<_>>().into_iter()
+    inner_first.into_iter().map(|r| r.join(rel).to_string_lossy().into_owned()).collect()
 }
 
 /// When no root is the vault the app names paths in (its parent was synced, without

@@ -46,13 +46,13 @@ impl SnippetQuery {
     }
 
     /// The passage of `ps` (the passages of `content`) that best matches the query among
-    /// those `admit` takes, the earliest on ties; `None` when it takes none.
+    /// those `admit` takes (by index), the earliest on ties; `None` when it takes none.
     fn best_of(
         &self,
         searcher: &IndexSearcher,
         content: &str,
         ps: &[Passage<'_>],
-        admit: impl Fn(&Passage<'_>) -> bool,
+        admit: impl Fn(usize) -> bool,
     ) -> Option<Snippet> {
         let nt = self.weights.len();
         let mut len = vec![0usize; ps.len()];
@@ -71,7 +71,7 @@ impl SnippetQuery {
         let avg = (len.iter().sum::<usize>() as f32 / ps.len() as f32).max(1.0);
         let mut best: Option<(usize, f32)> = None;
         for (i, &n) in len.iter().enumerate() {
-            if !admit(&ps[i]) {
+            if !admit(i) {
                 continue;
             }
             let norm = K1 * (1.0 - B + B * n as f32 / avg);
@@ -152,17 +152,21 @@ impl<'a> Headlines<'a> {
                 _ => merged.push((a, b)),
             }
         }
-        let share = |p: &Passage<'_>| {
-            let end = p.byte_start + p.text.len();
-            let inside: usize = merged.iter().map(|&(a, b)| b.min(end).saturating_sub(a.max(p.byte_start))).sum();
-            inside as f64 / p.text.len().max(1) as f64
-        };
+        // Each passage's share of the evidence's own words.
+        let share: Vec<f64> = ps
+            .iter()
+            .map(|p| {
+                let end = p.byte_start + p.text.len();
+                let inside: usize = merged.iter().map(|&(a, b)| b.min(end).saturating_sub(a.max(p.byte_start))).sum();
+                inside as f64 / p.text.len().max(1) as f64
+            })
+            .collect();
         // The headline is mostly the evidence's own words where a passage is (a passage
         // holding one stated line among code lines of other messages says little of it),
         // else any passage holding some. A stated range always lies in some passage
         // (passages cover every non-whitespace character), so one is admitted.
-        let mostly = ps.iter().any(|p| share(p) >= 0.5);
-        let admit = |p: &Passage<'_>| if mostly { share(p) >= 0.5 } else { share(p) > 0.0 };
+        let mostly = share.iter().any(|&x| x >= 0.5);
+        let admit = |i: usize| if mostly { share[i] >= 0.5 } else { share[i] > 0.0 };
         self.query.best_of(self.searcher, summary, &ps, admit).map_or(Headline::Unstated, Headline::Passage)
     }
 }
@@ -171,7 +175,14 @@ impl<'a> Headlines<'a> {
 /// best matches `query`. Summaries get none. Reads nothing from the store: the content is
 /// in the hit.
 pub(crate) fn attach_snippets(searcher: &IndexSearcher, query: &str, hits: &mut [RetrievalHit]) -> Result<()> {
-    attach_to(searcher, query, hits, PassageLimits::default())
+    if !hits.iter().any(|h| h.node_kind == NodeKind::Leaf) {
+        return Ok(());
+    }
+    let q = SnippetQuery::new(searcher, query)?;
+    for h in hits.iter_mut().filter(|h| h.node_kind == NodeKind::Leaf) {
+        h.snippet = q.choose(searcher, &h.content, PassageLimits::default());
+    }
+    Ok(())
 }
 
 /// A headline's size: a few lines of a session, where a leaf's snippet is a passage (a
@@ -179,15 +190,3 @@ pub(crate) fn attach_snippets(searcher: &IndexSearcher, query: &str, hits: &mut 
 /// evidence leaves that come with it, not the answer: a caller with a small budget needs
 /// the headline, not all of it).
 const HEADLINE: PassageLimits = PassageLimits { tokens: 50, chars: 400, min_tokens: 0 };
-
-/// The best passage for `query` on each leaf hit of `hits`.
-fn attach_to(searcher: &IndexSearcher, query: &str, hits: &mut [RetrievalHit], limits: PassageLimits) -> Result<()> {
-    if !hits.iter().any(|h| h.node_kind == NodeKind::Leaf) {
-        return Ok(());
-    }
-    let q = SnippetQuery::new(searcher, query)?;
-    for h in hits.iter_mut().filter(|h| h.node_kind == NodeKind::Leaf) {
-        h.snippet = q.choose(searcher, &h.content, limits);
-    }
-    Ok(())
-}
