@@ -89,7 +89,7 @@ mod synth;
 
 use bench_json::dir_bytes;
 use query_model::QueryModel;
-use report::{DENSE_MODES, LEXICAL_MODES, Modes, check_report, report_keys};
+use report::{DENSE_MODES, LEXICAL_MODES, Modes, Pct, check_report, report_keys};
 
 use memtree::Scope;
 use memtree::eval::read_locomo;
@@ -110,17 +110,18 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-fn p50_p95(mut t: Vec<f64>) -> (f64, f64) {
+/// p50, p95 and p99 of `t`.
+fn percentiles(mut t: Vec<f64>) -> Pct {
     t.sort_by(f64::total_cmp);
-    (percentile(&t, 0.5), percentile(&t, 0.95))
+    (percentile(&t, 0.5), percentile(&t, 0.95), percentile(&t, 0.99))
 }
 
 /// Time `f` over every input (after a warm-up on the first five), in microseconds.
-fn time<T>(inputs: &[T], mut f: impl FnMut(&T)) -> (f64, f64) {
+fn time<T>(inputs: &[T], mut f: impl FnMut(&T)) -> Pct {
     for x in inputs.iter().take(5) {
         f(x);
     }
-    p50_p95(
+    percentiles(
         inputs
             .iter()
             .map(|x| {
@@ -220,9 +221,9 @@ fn env_flag(name: &str, default: bool) -> bool {
 }
 
 /// Prints a table row and keeps the figures under the report's key `mode`.
-fn row(modes: &mut Modes, store: &str, mode: &'static str, label: &str, p: (f64, f64)) {
+fn row(modes: &mut Modes, store: &str, mode: &'static str, label: &str, p: Pct) {
     assert!(LEXICAL_MODES.contains(&mode) || DENSE_MODES.contains(&mode), "{mode} is not a report key");
-    println!("| {store} | {label} | {:.3} | {:.3} |", p.0 / 1000.0, p.1 / 1000.0);
+    println!("| {store} | {label} | {:.3} | {:.3} | {:.3} |", p.0 / 1000.0, p.1 / 1000.0, p.2 / 1000.0);
     modes.insert(mode, p);
 }
 
@@ -285,6 +286,7 @@ fn bench_lexical(name: &str, mem: &Memory, questions: &[String], modes: &mut Mod
     };
     let requests: Vec<(&'static str, Vec<Request>)> = vec![
         ("walk", reqs(&|q| json!({"mode": "walk", "query": q}))),
+        ("smart_walk", reqs(&|q| json!({"mode": "smart_walk", "query": q}))),
         (
             "search_entities",
             reqs(&|q| json!({"mode": "search_entities", "query": q.split_whitespace().nth(2).unwrap_or("a")})),
@@ -348,13 +350,13 @@ fn bench_dense(name: &str, mem: &Memory, qm: &QueryModel, questions: &[String], 
     qm.control.store(true, Ordering::Relaxed);
     let (total, _, _) = walk_split(mem, qm, &walks);
     qm.control.store(false, Ordering::Relaxed);
-    let p = p50_p95(total);
+    let p = percentiles(total);
     row(modes, name, "walk_embed_control", "walk + hashing query vector (control: dense work, no ONNX)", p);
     let (total, embed, rest) = walk_split(mem, qm, &walks);
-    let p = p50_p95(total);
+    let p = percentiles(total);
     row(modes, name, "walk_embed", &format!("walk + query embedding (walk/fts5 = {:.2})", p.0 / fts_p50), p);
-    row(modes, name, "walk_embed_embedding", "… of which the query embedding", p50_p95(embed));
-    row(modes, name, "walk_embed_rest", "… of which the rest (dense top-k, centroids, scoring)", p50_p95(rest));
+    row(modes, name, "walk_embed_embedding", "… of which the query embedding", percentiles(embed));
+    row(modes, name, "walk_embed_rest", "… of which the rest (dense top-k, centroids, scoring)", percentiles(rest));
 
     let qs: Vec<Request> = questions
         .iter()
@@ -367,6 +369,68 @@ fn bench_dense(name: &str, mem: &Memory, qm: &QueryModel, questions: &[String], 
         call_read(mem.as_reader(), r.clone(), &scope).expect("query_source");
     });
     row(modes, name, "query_source_embed", "query_source + query embedding", p);
+}
+
+/// `items` and `copies` more copies of them, each under its own source ids (`…~k`) and
+/// `k × 400` days later: the shape of a long-lived assistant's memory (many long chats), with
+/// the dev chats' text.
+fn copied(items: &[Item], copies: usize) -> Vec<Item> {
+    const SHIFT_MS: i64 = 400 * 86_400_000;
+    let mut out = items.to_vec();
+    for k in 1..=copies {
+        out.extend(items.iter().map(|it| match it {
+            Item::Chat(m) => {
+                let mut m = m.clone();
+                m.source_id = memtree::SourceId(format!("{}~{k}", m.source_id.0));
+                m.ts_ms += SHIFT_MS * k as i64;
+                m.source_ref = m.source_ref.map(|r| format!("{r}~{k}"));
+                Item::Chat(m)
+            }
+            other => other.clone(),
+        }));
+    }
+    out
+}
+
+/// An embedder that embeds each distinct text once (the copies of [`copied`] repeat every
+/// text), under its model's name and manifest.
+struct MemoEmbedder {
+    inner: Arc<dyn Embedder>,
+    seen: std::sync::Mutex<std::collections::HashMap<String, Vec<f32>>>,
+}
+
+impl MemoEmbedder {
+    fn new(inner: Arc<dyn Embedder>) -> Self {
+        MemoEmbedder { inner, seen: Default::default() }
+    }
+}
+
+impl Embedder for MemoEmbedder {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    fn manifest(&self) -> &str {
+        self.inner.manifest()
+    }
+
+    fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
+        let mut seen = self.seen.lock().expect("memo lock");
+        let new: Vec<&str> = texts.iter().copied().filter(|t| !seen.contains_key(*t)).collect();
+        let mut distinct = new.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if !distinct.is_empty() {
+            for (t, v) in distinct.iter().zip(self.inner.embed(&distinct)?) {
+                seen.insert(t.to_string(), v);
+            }
+        }
+        Ok(texts.iter().map(|t| seen[*t].clone()).collect())
+    }
 }
 
 /// Where a store's vectors come from.
@@ -384,6 +448,9 @@ struct StoreLine {
     name: String,
     leaves: u64,
     nodes: u64,
+    /// The co-occurrence graph's size after the build: entities and edges.
+    entities: u64,
+    edges: u64,
     built_s: f64,
     store_mb: f64,
     index_mb: f64,
@@ -426,6 +493,8 @@ fn run_store(name: &str, items: Vec<Item>, questions: &[String], vectors: &Vecto
         name: name.to_string(),
         leaves: st.counts.leaves,
         nodes: st.counts.leaves + st.counts.summaries_per_level.iter().sum::<u64>(),
+        entities: st.counts.entities,
+        edges: st.counts.edges,
         built_s,
         store_mb: st.store_bytes as f64 / 1e6,
         index_mb: st.index_bytes as f64 / 1e6,
@@ -490,6 +559,12 @@ fn run_store(name: &str, items: Vec<Item>, questions: &[String], vectors: &Vecto
     }
     let opt_s = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.1} s"));
     println!(
+        "<!-- {name}: graph {} entities, {} edges, {:.1} edges per leaf -->",
+        line.entities,
+        line.edges,
+        line.edges as f64 / line.leaves.max(1) as f64
+    );
+    println!(
         "<!-- {name}: {} leaves, {} nodes; built in {built_s:.1} s; store {:.0} MB + index {:.1} MB, directory \
          {:.0} MB (with vectors: store {}, directory {}); vectors in {}; peak RSS MB: build {} (from {} at start), \
          vectors {}, reads {}, reads with query model {} -->",
@@ -553,8 +628,8 @@ fn main() {
         None
     };
     let mut lines = Vec::new();
-    println!("| store | mode | p50 ms | p95 ms |");
-    println!("|---|---|---:|---:|");
+    println!("| store | mode | p50 ms | p95 ms | p99 ms |");
+    println!("|---|---|---:|---:|---:|");
     // LoCoMo: every question of the corpus (first 500), all conversations pooled into one store.
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/locomo/locomo-dev.json");
     if with_locomo && corpus.exists() {
@@ -571,6 +646,43 @@ fn main() {
         lines.push(run_store(&name, items, &qs, &vectors));
     } else if with_locomo {
         println!("<!-- LoCoMo corpus not found at {}: skipped -->", corpus.display());
+    }
+    // BEAM: long user–assistant chats, an assistant's own memory, pooled in one store; then
+    // the same chats copied under other source ids and later dates to ≥ 50k leaves.
+    let beam = std::env::var("MEMTREE_BENCH_BEAM").map_or_else(
+        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/beam/beam-dev.json"),
+        std::path::PathBuf::from,
+    );
+    let copies: usize = std::env::var("MEMTREE_BENCH_BEAM_COPIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if smoke { 0 } else { 21 });
+    if env_flag("MEMTREE_BENCH_BEAM_ON", true) && beam.exists() {
+        let mut convs = read_locomo(&beam).expect("BEAM corpus");
+        if smoke {
+            convs.truncate(2); // two long chats: the shape, in seconds
+        }
+        let once: Vec<Item> = convs.iter().flat_map(|c| c.items()).collect();
+        let qs: Vec<String> = convs.iter().flat_map(|c| c.questions.iter().map(|q| q.question.clone())).collect();
+        // The copies' node texts are the chats' own, so the memo embeds each text once: the
+        // real model's vectors at 50k leaves for the cost of one copy.
+        let vectors = |memo: bool| match &model {
+            None => Vectors::None,
+            Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) && memo => {
+                Vectors::Model(Arc::new(MemoEmbedder::new(m.clone())))
+            }
+            Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) => Vectors::Model(m.clone()),
+            Some(m) => Vectors::Hashing(m.clone()),
+        };
+        let name = format!("beam pooled ({} chats, {} messages)", convs.len(), once.len());
+        lines.push(run_store(&name, once.clone(), &qs, &vectors(false)));
+        if copies > 0 {
+            let items = copied(&once, copies);
+            let name = format!("beam pooled x{} ({} messages)", copies + 1, items.len());
+            lines.push(run_store(&name, items, &qs, &vectors(true)));
+        }
+    } else if env_flag("MEMTREE_BENCH_BEAM_ON", true) {
+        println!("<!-- BEAM corpus not found at {}: skipped -->", beam.display());
     }
     for n in sizes {
         let items = synth::chat_stream(n, 7);

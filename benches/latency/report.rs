@@ -6,12 +6,15 @@ use crate::bench_json::{array, number, number_or_null, object, object_or_null, s
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-/// One store's (p50, p95) in µs by the report's mode key.
-pub type Modes = BTreeMap<&'static str, (f64, f64)>;
+/// One mode's (p50, p95, p99) in µs.
+pub type Pct = (f64, f64, f64);
+
+/// One store's percentiles by the report's mode key.
+pub type Modes = BTreeMap<&'static str, Pct>;
 
 /// The report's mode keys measured in step 3 (without the query embedding): always measured.
 pub const LEXICAL_MODES: &[&str] =
-    &["fts5", "walk", "search_entities", "query_source", "drill_down", "cover_window", "fetch_leaves"];
+    &["fts5", "walk", "smart_walk", "search_entities", "query_source", "drill_down", "cover_window", "fetch_leaves"];
 
 /// The report's mode keys measured in step 4 (with the query embedding): `null` without it.
 pub const DENSE_MODES: &[&str] = &[
@@ -30,7 +33,10 @@ impl StoreLine {
             .iter()
             .chain(DENSE_MODES)
             .map(|&k| {
-                let p = self.modes.get(k).map(|p| json!({"p50_ms": p.0 / 1000.0, "p95_ms": p.1 / 1000.0}));
+                let p = self
+                    .modes
+                    .get(k)
+                    .map(|p| json!({"p50_ms": p.0 / 1000.0, "p95_ms": p.1 / 1000.0, "p99_ms": p.2 / 1000.0}));
                 (k.to_string(), p.unwrap_or(Value::Null))
             })
             .collect();
@@ -40,6 +46,11 @@ impl StoreLine {
             "nodes": self.nodes,
             "build_s": self.built_s,
             "vectors_s": self.vectors_s,
+            "graph": {
+                "entities": self.entities,
+                "edges": self.edges,
+                "edges_per_leaf": self.edges as f64 / self.leaves.max(1) as f64,
+            },
             "modes": modes,
             "bytes": {
                 "sqlite": self.bytes.sqlite,
@@ -69,10 +80,11 @@ pub fn report_keys(report: &Value) -> Vec<String> {
         for mode in LEXICAL_MODES.iter().chain(&["walk_embed"]) {
             keys.push(format!("{at}/modes/{mode}"));
             if !store["modes"][mode].is_null() {
-                keys.extend(["p50_ms", "p95_ms"].map(|k| format!("{at}/modes/{mode}/{k}")));
+                keys.extend(["p50_ms", "p95_ms", "p99_ms"].map(|k| format!("{at}/modes/{mode}/{k}")));
             }
         }
         keys.extend(["sqlite", "index", "vectors", "total"].map(|k| format!("{at}/bytes/{k}")));
+        keys.extend(["entities", "edges", "edges_per_leaf"].map(|k| format!("{at}/graph/{k}")));
         keys.extend(["build", "reads", "reads_model"].map(|k| format!("{at}/peak_rss_mb/{k}")));
     }
     keys
@@ -88,13 +100,21 @@ pub fn check_report(v: &Value) -> Result<(), String> {
         }
         number(s, "nodes", &at)?;
         number(s, "build_s", &at)?;
+        let graph = object(s, "graph", &at)?;
+        let gat = format!("{at}.graph");
+        let (entities, edges, per_leaf) =
+            (number(graph, "entities", &gat)?, number(graph, "edges", &gat)?, number(graph, "edges_per_leaf", &gat)?);
+        if entities == 0.0 || (per_leaf - edges / number(s, "leaves", &at)?).abs() > 1e-6 {
+            return Err(format!("{gat}: {entities} entities, {edges} edges, {per_leaf} per leaf"));
+        }
         let modes = object(s, "modes", &at)?;
         let mat = format!("{at}.modes");
         let measured = |k: &str| -> Result<bool, String> {
             let Some(m) = object_or_null(modes, k, &mat)? else { return Ok(false) };
             let mk = format!("{mat}.{k}");
-            if number(m, "p95_ms", &mk)? < number(m, "p50_ms", &mk)? {
-                return Err(format!("{mk}: p95_ms < p50_ms"));
+            let (p50, p95, p99) = (number(m, "p50_ms", &mk)?, number(m, "p95_ms", &mk)?, number(m, "p99_ms", &mk)?);
+            if p95 < p50 || p99 < p95 {
+                return Err(format!("{mk}: percentiles out of order ({p50}, {p95}, {p99})"));
             }
             Ok(true)
         };

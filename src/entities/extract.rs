@@ -10,7 +10,7 @@ use super::words::is_not_name;
 use super::words::{Word, split_words};
 use crate::types::EntityKind;
 use regex::Regex;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::LazyLock;
 
 /// How much to extract.
@@ -76,6 +76,12 @@ impl Extractor {
                 masked.replace_range(m.range(), &" ".repeat(m.len()));
             }
         }
+        if masked.contains('@') {
+            for m in rules.email.find_iter(&masked.clone()) {
+                add(&mut out, EntityKind::Email, m.as_str());
+                masked.replace_range(m.range(), &" ".repeat(m.len()));
+            }
+        }
         if masked.contains("[[") {
             // `#` inside a wiki link is a heading or block reference: blanked for the hashtag
             // rule only (the link's words are still read for names).
@@ -85,21 +91,20 @@ impl Extractor {
                 masked.replace_range(r, &blanked);
             }
         }
-        if masked.contains('@') {
-            for m in rules.email.find_iter(&masked.clone()) {
-                add(&mut out, EntityKind::Email, m.as_str());
-                masked.replace_range(m.range(), &" ".repeat(m.len()));
-            }
-            for c in rules.handle.captures_iter(&masked) {
+        // Code names nothing: handles, hashtags and names are read from the prose only (URLs
+        // and e-mails, above, are found in code too: they name a place or a person either way).
+        let prose = super::code::blank_code(&masked);
+        if prose.contains('@') {
+            for c in rules.handle.captures_iter(&prose) {
                 add(&mut out, EntityKind::Handle, &c[1]);
             }
         }
-        if masked.as_bytes().windows(2).any(|w| w[0] == b'#' && w[1].is_ascii_alphabetic()) {
-            for c in rules.hashtag.captures_iter(&masked) {
+        if prose.as_bytes().windows(2).any(|w| w[0] == b'#' && w[1].is_ascii_alphabetic()) {
+            for c in rules.hashtag.captures_iter(&prose) {
                 add(&mut out, EntityKind::Hashtag, &c[1]);
             }
         }
-        names(&split_words(&masked), gaz, opts, &mut out);
+        names(&split_words(&prose), gaz, opts, &mut out);
         out.into_values().collect()
     }
 }
@@ -140,9 +145,26 @@ fn names(words: &[Word<'_>], gaz: &Gazetteer, opts: ExtractOptions, out: &mut BT
     // (no surface does) and the scan only continues a match through joined words.
     let in_name = |i: usize| (capital(i) || connector(i)) && (i == 0 || words[i].joins_prev || capital(i));
     let matches = if opts.case_insensitive { gaz.scan(&plain, |_| true) } else { gaz.scan(&plain, in_name) };
+    // Words this text also writes in lower case ("use", "summary", "network"): capitalised,
+    // such a word is the common word at a sentence start, in a heading or a label, not a
+    // name. Content only: a question is written in any case.
+    let lower: HashSet<&str> = if opts.case_insensitive {
+        HashSet::new()
+    } else {
+        plain.iter().copied().filter(|w| w.chars().next().is_some_and(char::is_lowercase)).collect()
+    };
+    let common = |i: usize| lower.contains(plain[i].to_lowercase().as_str());
     let mut covered = vec![false; words.len()];
     for (start, len, ids) in matches {
         let typed = ids.iter().any(|(k, _)| *k != EntityKind::Misc);
+        // One word known from names in prose (not an address or a tag) that this text writes
+        // in lower case too; or a `misc:` guess in a title-case heading or label.
+        let from_prose = ids
+            .iter()
+            .all(|(k, _)| !matches!(k, EntityKind::Email | EntityKind::Url | EntityKind::Handle | EntityKind::Hashtag));
+        if len == 1 && from_prose && common(start) || !typed && words[start].heading {
+            continue;
+        }
         // A `misc:` guess made of time words ("Last" in "'Last synced 3 min ago'", known
         // before time words were ruled out) is no match: "last week" names a time.
         if !typed && all_time_words(&plain[start..start + len]) {
@@ -232,6 +254,12 @@ fn names(words: &[Word<'_>], gaz: &Gazetteer, opts: ExtractOptions, out: &mut BT
         let typed_start = matches!(kind, EntityKind::Person | EntityKind::Organization | EntityKind::Location);
         // A lone common head noun ("Hotel" before a known "Casa do Rio") is no name.
         let head_noun = j == i + 1 && is_head_noun(&plain[i].to_lowercase());
+        // In a heading or an emphasised label every word is capitalised ("### Next Steps",
+        // "**Physical Activity:**"): as at a sentence start, only a typed context counts.
+        if words[i].heading && !typed_start {
+            i = j;
+            continue;
+        }
         if words[i].sentence_start && !typed_start {
             // Only the sentence-initial word says nothing: the run after it is still read
             // ("Phoenix Quetzal salary…" finds Quetzal).
@@ -239,9 +267,10 @@ fn names(words: &[Word<'_>], gaz: &Gazetteer, opts: ExtractOptions, out: &mut BT
             continue;
         }
         // Time words are no `misc:` names ("Last synced", "Spring"); a typed one stays
-        // ("Summer said").
+        // ("Summer said"). Nor is a lone word the text also writes in lower case.
         let time_only = kind == EntityKind::Misc && all_time_words(&plain[i..j]);
-        if !head_noun && !time_only {
+        let lone_common = j == i + 1 && kind == EntityKind::Misc && common(i);
+        if !head_noun && !time_only && !lone_common {
             add(out, kind, &plain[i..j].join(" "));
         }
         i = j;
@@ -336,6 +365,35 @@ mod tests {
         assert_eq!(ids(&m), vec!["location:sweden", "misc:jon snow"]);
     }
 }
+#[cfg(test)]
+mod markdown_tests {
+    use super::*;
+
+    fn ids(text: &str) -> Vec<String> {
+        let opts = ExtractOptions { discover_names: true, ..Default::default() };
+        Extractor::new().extract(text, &Gazetteer::new(), opts).into_iter().map(|m| m.id.0).collect()
+    }
+
+    /// What an assistant's Markdown answer holds that names nothing (issue 43: these were the
+    /// best-connected entities of a pooled store of long chats): words after a bold label,
+    /// lone words of title-case headings, code.
+    #[test]
+    fn labels_headings_and_code_name_nothing() {
+        let answer = "### Next Steps\n\n- **Tip:** Use bullet points.\n- **Proofread and Edit**: Ensure \
+                      clarity.\n\n```css\n@media (max-width: 600px) {\n  // Ensure Layout works\n}\n```\n\
+                      Call `Config.load` first.\n```c\n#include <stdio.h>\n```";
+        assert_eq!(ids(answer), Vec::<String>::new(), "{answer}");
+        // A name in the prose around them is still found, and so is a heading's run of names.
+        let text = "## Final Checklist\n\n**Tip:** ask Maria Lopez at `db.rs` before Friday.\n\
+                    # Who's who at Larkspur Labs\nSee https://x.org/a and mail a@b.org.";
+        assert_eq!(
+            ids(text),
+            vec!["email:a@b.org", "misc:larkspur labs", "misc:maria lopez", "url:https://x.org/a"],
+            "{text}"
+        );
+    }
+}
+
 #[cfg(test)]
 mod prose_tests {
     use super::*;

@@ -2,6 +2,7 @@
 //! the Markdown registry of identities.
 
 mod canonical;
+mod code;
 mod context;
 mod extract;
 mod gazetteer;

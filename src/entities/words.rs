@@ -19,6 +19,10 @@ pub(super) struct Word<'a> {
     /// On a title-like line of a multi-line text (a heading, a signature, a table header):
     /// every word there is capitalised, so none is evidence of a name.
     pub title_line: bool,
+    /// In a Markdown heading (after its `#` marker, until its text runs into a sentence) or
+    /// in an emphasised span (`**Physical Activity:**`): headings and an answer's bold labels
+    /// are written in title case, so capitalisation there is no evidence of a name.
+    pub heading: bool,
 }
 
 /// Split `text` into words. Lines are read one by one: a line break, a Markdown table cell
@@ -33,10 +37,13 @@ pub(super) fn split_words(text: &str) -> Vec<Word<'_>> {
             let mut start = true;
             let mut joins = false;
             let mut heading = false;
+            let mut emphasis = false;
             let mut prev_lower = false;
             for raw in cell.split_whitespace() {
                 if is_marker(raw) {
-                    heading = raw.starts_with('#');
+                    // "### 4. **Title**": a list number right after a heading marker is the
+                    // heading's.
+                    heading = raw.starts_with('#') || (heading && start);
                     // A heading or list marker (also inside a line: the document chunker
                     // folds a note's line breaks into spaces): what follows starts anew.
                     start = true;
@@ -51,7 +58,10 @@ pub(super) fn split_words(text: &str) -> Vec<Word<'_>> {
                     joins = false;
                     continue;
                 }
-                let ends_clause = raw.ends_with(['.', '!', '?', ',', ';']) || raw.ends_with("...");
+                // Punctuation inside closing emphasis or code marks counts as outside them:
+                // "**Tip:** Use…" ends a label and starts a sentence as "Tip: Use…" does.
+                let core = raw.trim_end_matches(['*', '_', '`']);
+                let ends_clause = core.ends_with(['.', '!', '?', ',', ';']) || core.ends_with("...");
                 let capital = t.chars().next().is_some_and(char::is_uppercase);
                 if heading && capital && prev_lower {
                     // "## Operation log Every change…": a folded heading runs into its
@@ -60,16 +70,24 @@ pub(super) fn split_words(text: &str) -> Vec<Word<'_>> {
                     heading = false;
                 }
                 prev_lower = t.chars().next().is_some_and(char::is_lowercase);
+                let opens = raw.starts_with('*');
                 out.push(Word {
                     text: t,
                     sentence_start: start,
                     joins_prev: joins && !lead_punct,
                     ends_clause,
-                    label: raw.ends_with(':'),
+                    label: core.ends_with(':'),
                     tag: raw.starts_with(['#', '@']),
                     title_line: title,
+                    heading: heading || emphasis || opens,
                 });
-                start = raw.ends_with(['.', '!', '?', ':']) || raw.ends_with("...");
+                if opens || emphasis {
+                    emphasis = !raw.trim_end_matches(|c: char| c.is_ascii_punctuation() && c != '*').ends_with('*');
+                }
+                start = core.ends_with(['.', '!', '?', ':']) || core.ends_with("...");
+                if start {
+                    heading = false;
+                }
                 joins = !trail_punct;
             }
             if let Some(last) = out.last_mut() {

@@ -1,7 +1,12 @@
 //! The deterministic E2GraphRAG-style router (SPEC §5): no query entity → global; entities
-//! but no related pair within `max_hops` → occurrence-ranked global; related pairs → local
-//! intersection of the pairs' entity posting lists in the full-text index, tightening the hop
-//! bound while too many candidates remain.
+//! but no pair of them sharing a leaf → occurrence-ranked global; pairs sharing leaves → local:
+//! the union of the pairs' entity posting-list intersections in the full-text index.
+//!
+//! The graph's hop bound decides nothing here, so no graph is walked: an edge is a leaf that
+//! names both entities (`store/entities.rs`), so two entities more than one hop apart share
+//! no leaf and their intersection is empty. Every pair that contributes candidates is one hop
+//! apart, and the intersections themselves say which pairs those are (ARCHITECTURE.md, "The
+//! graph on the read path").
 
 use super::history;
 use super::params::WalkParams;
@@ -10,7 +15,6 @@ use super::rank::{Branch, Coverage, Ranked, rank};
 use super::score::{CandidateSignals, candidate_signals, score_leaves};
 use super::timeline::timeline;
 use crate::error::{Error, Result};
-use crate::graph::related_pairs;
 use crate::index::{IndexSearcher, LevelFilter, NodeDoc, SearchFilter};
 use crate::reader::MemoryReader;
 use crate::retrieval::hit::{HitParts, QueryResponse, RetrievalHit, Scope};
@@ -21,7 +25,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 
-/// At most this many shared nodes are read per related pair's posting-list intersection
+/// At most this many shared nodes are read per pair's posting-list intersection
 /// (the candidates are then cut to `candidates` by [`best_local`]).
 const MAX_PAIR_POSTINGS: usize = 10_000;
 
@@ -58,7 +62,7 @@ impl WalkArgs {
 }
 
 /// The router's decision: the branch, the local intersection (empty unless local) and the
-/// hop bound it was found within.
+/// hop distance of the pairs it came from (1: pairs sharing a leaf are adjacent).
 struct Route {
     branch: Branch,
     local: Vec<NodeId>,
@@ -99,7 +103,7 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     // December" of a plan made in November). Said in `explain`. `time_window_days` is the
     // caller's own bound and stays one.
     if scored.is_empty()
-        && let Some((a, b)) = soften(mem, &searcher, args, &mut qa, &mut flt, &mut route)?
+        && let Some((a, b)) = soften(&searcher, args, &mut qa, &mut flt, &mut route)?
     {
         time = TimeExplain::new(&qa, &flt);
         time.nothing_inside = true;
@@ -319,7 +323,6 @@ fn timeline_response(
 /// answer from: no bound, the route found again without it. Returns the window, or `None`
 /// (and changes nothing) when there was none or `time_window_days` bounds the walk too.
 fn soften(
-    mem: &MemoryReader,
     searcher: &IndexSearcher,
     args: &WalkArgs,
     qa: &mut QueryAnalysis,
@@ -332,7 +335,7 @@ fn soften(
     let Some(w) = qa.window.take() else { return Ok(None) };
     qa.soft_window = Some(w);
     flt.window_ms = None;
-    *route = self::route(mem, searcher, qa, flt, args)?;
+    *route = self::route(searcher, qa, flt, args)?;
     Ok(Some(w))
 }
 
@@ -364,7 +367,7 @@ pub fn walk_candidates(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Re
     let (mut rows, mut dense) = candidate_signals(mem, &searcher, &qa, &flt, &args.params, &route.local)?;
     // As `walk` does when the window holds nothing (a time-only question is answered from the
     // tree, not scored: its candidates are none either way).
-    if rows.is_empty() && !qa.time_only && soften(mem, &searcher, args, &mut qa, &mut flt, &mut route)?.is_some() {
+    if rows.is_empty() && !qa.time_only && soften(&searcher, args, &mut qa, &mut flt, &mut route)?.is_some() {
         (rows, dense) = candidate_signals(mem, &searcher, &qa, &flt, &args.params, &route.local)?;
     }
     Ok(WalkCandidates {
@@ -397,35 +400,32 @@ fn prepare(
     };
     let flt =
         SearchFilter { levels: LevelFilter::Leaves, scopes: scope.0.clone(), window_ms, ..SearchFilter::default() };
-    let route = route(mem, searcher, &qa, &flt, args)?;
+    let route = route(searcher, &qa, &flt, args)?;
     Ok((qa, flt, route))
 }
 
-/// SPEC §5's routing: no query entity → global; no related pair within `max_hops` (or an
-/// empty intersection) → occurrence-ranked global; else local, its intersection cut to
+/// SPEC §5's routing: no query entity → global; no pair of query entities sharing a leaf
+/// (within the filter) → occurrence-ranked global; else local, its intersection cut to
 /// `candidates`.
-fn route(
-    mem: &MemoryReader,
-    searcher: &IndexSearcher,
-    qa: &QueryAnalysis,
-    flt: &SearchFilter,
-    args: &WalkArgs,
-) -> Result<Route> {
+///
+/// SPEC §5 relates the pairs within `max_hops` in the co-occurrence graph first, then
+/// intersects each related pair's posting lists, tightening the bound while more than `limit`
+/// candidates remain. Only adjacent pairs can share a leaf, so that search chose which empty
+/// intersections to compute and nothing else; it cost a SQL round trip per entity expanded
+/// (seconds per question on a pooled store of long chats, issue 43). `max_hops` is accepted
+/// and validated as before and changes no answer.
+fn route(searcher: &IndexSearcher, qa: &QueryAnalysis, flt: &SearchFilter, args: &WalkArgs) -> Result<Route> {
     let fallback = Route { branch: Branch::OccurrenceGlobal, local: Vec::new(), hops: None };
     if qa.entities.is_empty() {
         return Ok(Route { branch: Branch::Global, ..fallback });
     }
-    let pairs = related_pairs(mem.store(), &qa.entities, args.max_hops)?;
-    if pairs.is_empty() {
-        return Ok(fallback);
-    }
     // The intersection hits are the walk's searcher's docs.
-    let (docs, h) = local_candidates(searcher, &pairs, flt, args.limit, args.max_hops)?;
+    let docs = local_candidates(searcher, &qa.entities, flt)?;
     let ids = best_local(searcher, &qa.lexical, docs, args.params.candidates)?;
     if ids.is_empty() {
         return Ok(fallback);
     }
-    Ok(Route { branch: Branch::Local, local: ids, hops: Some(h) })
+    Ok(Route { branch: Branch::Local, local: ids, hops: Some(1) })
 }
 
 /// The rows and hit parts of every node a response shows, read in one batch (what
@@ -477,40 +477,18 @@ fn leaf_hit(
     Ok(h)
 }
 
-/// Nodes (leaves) mentioning both entities of a related pair, unioned over pairs, from the
-/// index's posting lists. While more than `k` remain and the hop bound can tighten, keep
-/// only pairs within the tighter bound; keep the last non-empty set. The hits stay docs of
-/// `searcher` (a node has one live doc): no id is read until the cut.
-fn local_candidates(
-    searcher: &IndexSearcher,
-    pairs: &[(EntityId, EntityId, u32)],
-    flt: &SearchFilter,
-    k: usize,
-    max_hops: u32,
-) -> Result<(Vec<NodeDoc>, u32)> {
-    let mut per_pair: Vec<Vec<NodeDoc>> = Vec::with_capacity(pairs.len());
-    for (a, b, _) in pairs {
-        per_pair.push(searcher.entity_intersection_docs(&[a.clone(), b.clone()], flt, MAX_PAIR_POSTINGS)?);
-    }
-    let union_at = |h: u32| -> BTreeSet<NodeDoc> {
-        pairs
-            .iter()
-            .zip(&per_pair)
-            .filter(|((_, _, d), _)| *d <= h)
-            .flat_map(|(_, docs)| docs.iter().copied())
-            .collect()
-    };
-    let mut h = max_hops;
-    let mut best = union_at(h);
-    while best.len() > k && h > 1 {
-        let tighter = union_at(h - 1);
-        if tighter.is_empty() {
-            break;
+/// Nodes (leaves, within the filter) mentioning both entities of a pair of `entities`,
+/// unioned over every pair, from the index's posting lists: one intersection per pair, at
+/// most [`MAX_PAIR_POSTINGS`] docs each. The hits stay docs of `searcher` (a node has one
+/// live doc): no id is read until the cut.
+fn local_candidates(searcher: &IndexSearcher, entities: &[EntityId], flt: &SearchFilter) -> Result<Vec<NodeDoc>> {
+    let mut union: BTreeSet<NodeDoc> = BTreeSet::new();
+    for (i, a) in entities.iter().enumerate() {
+        for b in &entities[i + 1..] {
+            union.extend(searcher.entity_intersection_docs(&[a.clone(), b.clone()], flt, MAX_PAIR_POSTINGS)?);
         }
-        h -= 1;
-        best = tighter;
     }
-    Ok((best.into_iter().collect(), h))
+    Ok(union.into_iter().collect())
 }
 
 /// At most `cap` of the local candidates: every one when they fit (by id), else the best by
