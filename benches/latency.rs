@@ -1,7 +1,14 @@
-//! Latency of every memory_tree mode (p50/p95) on the LoCoMo dev store and on synthetic
-//! stores, beside SQLite FTS5 over the same leaves, without and with the query embedding;
-//! plus build time, size on disk and peak RSS per store. `cargo bench --bench latency`;
-//! `-- --test` runs a small smoke version (one 2,000-leaf synthetic store, no LoCoMo).
+//! Latency of every memory_tree mode (p50/p95/p99) on the LoCoMo dev store, on an assistant's
+//! own memory (the BEAM dev chats pooled in one store, and copied to ≥ 50k leaves) and on
+//! synthetic stores, beside SQLite FTS5 over the same leaves, without and with the query
+//! embedding; plus build time, size on disk, the graph's size and peak RSS per store. `cargo
+//! bench --bench latency`; `-- --test` runs a small smoke version (two BEAM chats when the
+//! corpus is beside the checkout, one 2,000-leaf synthetic store, no LoCoMo).
+//!
+//! The BEAM stores are the shape issue 43 found slow: long user–assistant chats (Markdown,
+//! code) in one store. The second one copies the chats `MEMTREE_BENCH_BEAM_COPIES` times under
+//! other source ids, 400 days apart each; with `MEMTREE_BENCH_MODEL=1` its vectors are the real
+//! model's, each distinct text embedded once (`MemoEmbedder`: the copies repeat every text).
 //!
 //! Each store goes through four steps, each in a freshly opened `Memory` over one store
 //! directory (peak RSS is reset between steps, so each step reports its own):
@@ -33,7 +40,11 @@
 //! | `MEMTREE_BENCH_QUESTIONS` | `300` (smoke: `50`) | synthetic questions per store (use 50 at 1M) |
 //! | `MEMTREE_BENCH_LOCOMO` | `1` (smoke: `0`) | `0` skips the LoCoMo store |
 //! | `MEMTREE_BENCH_EMBED` | `1` | `0` skips steps 2 and 4 (no model loaded) |
-//! | `MEMTREE_BENCH_MODEL` | `0` | `1`: the LoCoMo store's vectors come from the real model |
+//! | `MEMTREE_BENCH_MODEL` | `0` | `1`: the LoCoMo and BEAM stores' vectors come from the real model |
+//! | `MEMTREE_BENCH_BEAM_ON` | `1` | `0` skips the BEAM stores |
+//! | `MEMTREE_BENCH_BEAM` | `../shared/corpora/beam/beam-dev.json` | the BEAM corpus (LoCoMo shape) |
+//! | `MEMTREE_BENCH_BEAM_COPIES` | `21` (smoke: `0`) | copies of the BEAM chats in the second BEAM store |
+//! | `MEMTREE_BENCH_BEAM_QUESTIONS` | all (179) | BEAM questions asked per BEAM store |
 //! | `MEMTREE_BENCH_JSON` | | where the JSON report goes (see below) |
 //! | `MEMTREE_MODEL_DIR`, `MEMTREE_EMBED_THREADS` | | where the model is, ONNX Runtime threads (see `embed`) |
 //!
@@ -58,12 +69,13 @@
 //!
 //! ```text
 //! {"stores":[{"name","leaves","nodes","build_s","vectors_s",
-//!   "modes":{<mode>:{"p50_ms","p95_ms"} | null},
+//!   "graph":{"entities","edges","edges_per_leaf"},
+//!   "modes":{<mode>:{"p50_ms","p95_ms","p99_ms"} | null},
 //!   "bytes":{"sqlite","index","vectors","total"},
 //!   "peak_rss_mb":{"start","build","vectors","reads","reads_model"}}]}
 //! ```
 //!
-//! - `modes`: `fts5` (the baseline), `walk`, `query_source`, `cover_window`, `drill_down`,
+//! - `modes`: `fts5` (the baseline), `walk`, `smart_walk`, `query_source`, `cover_window`, `drill_down`,
 //!   `fetch_leaves`, `search_entities` from step 3 (no query embedding); from step 4
 //!   `walk_embed` (walk with the query embedding), `query_source_embed`, `query_embedding`
 //!   (alone), `walk_embed_embedding` and `walk_embed_rest` (walk_embed's split) and
@@ -663,7 +675,10 @@ fn main() {
             convs.truncate(2); // two long chats: the shape, in seconds
         }
         let once: Vec<Item> = convs.iter().flat_map(|c| c.items()).collect();
-        let qs: Vec<String> = convs.iter().flat_map(|c| c.questions.iter().map(|q| q.question.clone())).collect();
+        let nq_beam: usize =
+            std::env::var("MEMTREE_BENCH_BEAM_QUESTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
+        let qs: Vec<String> =
+            convs.iter().flat_map(|c| c.questions.iter().map(|q| q.question.clone())).take(nq_beam).collect();
         // The copies' node texts are the chats' own, so the memo embeds each text once: the
         // real model's vectors at 50k leaves for the cost of one copy.
         let vectors = |memo: bool| match &model {

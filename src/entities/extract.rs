@@ -388,7 +388,7 @@ mod markdown_tests {
                     # Who's who at Larkspur Labs\nSee https://x.org/a and mail a@b.org.";
         assert_eq!(
             ids(text),
-            vec!["email:a@b.org", "misc:larkspur labs", "misc:maria lopez", "url:https://x.org/a"],
+            vec!["email:a@b.org", "misc:maria lopez", "organization:larkspur labs", "url:https://x.org/a"],
             "{text}"
         );
     }

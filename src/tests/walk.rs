@@ -50,6 +50,37 @@ fn unrelated_entities_route_to_occurrence_global() {
     assert_eq!(v["hits"][0]["explain"]["query_entities"], json!(["misc:phoenix", "person:quinn"]));
 }
 
+/// A pair is local exactly when one leaf names both (issue 43): two hops apart through a
+/// third entity is no shared evidence, and a pair sharing a leaf is found however many other
+/// entities one of them co-occurs with (the old bounded BFS expanded 256 neighbours a node and
+/// could miss it).
+#[test]
+fn a_pair_is_local_exactly_when_a_leaf_names_both() {
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    let mut items = vec![
+        chat("slack:#a", "Dana", T0, "then Osprey met Gannet at the dock"),
+        chat("slack:#a", "Dana", T0 + MIN, "so Gannet phoned Pelican"),
+    ];
+    // Tern co-occurs with 300 other names, one leaf each; only the last leaf names Ibis too.
+    for i in 0..300 {
+        let name: String = [b'M', b'a', b'r', b'a' + (i / 26) as u8, b'a' + (i % 26) as u8].map(char::from).iter().collect();
+        items.push(chat("slack:#b", "Evan", T0 + HOUR + i * MIN, &format!("today Tern saw {name} at the lake")));
+    }
+    items.push(chat("slack:#b", "Evan", T0 + 9 * HOUR, "then Tern and Ibis flew together"));
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    let branch = |mem: &mut Memory, q: &str| {
+        let v = w(mem, json!({"mode": "walk", "query": q, "max_hops": 4}));
+        (v["hits"][0]["explain"]["branch"].clone(), v["hits"][0]["content"].clone())
+    };
+    let (b, _) = branch(&mut mem, "did Osprey ever talk to Pelican?");
+    assert_eq!(b, "occurrence_global", "two hops through Gannet, no leaf naming both");
+    let (b, first) = branch(&mut mem, "when did Tern and Ibis fly?");
+    assert_eq!(b, "local");
+    assert!(first.as_str().is_some_and(|c| c.contains("Tern and Ibis flew")), "{first}");
+}
+
 #[test]
 fn related_pair_routes_local_with_coverage_two() {
     let (_fx, mut mem) = store();

@@ -36,7 +36,8 @@ pub struct WalkArgs {
     pub query: String,
     /// Hits wanted (default 10, cap 100).
     pub limit: usize,
-    /// Hop bound for relating query entities (default 2, cap 4).
+    /// Hop bound for relating query entities (default 2, cap 4). Changes no answer: pairs
+    /// farther than one hop share no leaf (`route`).
     pub max_hops: u32,
     /// Only content whose envelope overlaps the last N days (wall clock).
     pub time_window_days: Option<f64>,
