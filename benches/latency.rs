@@ -24,7 +24,8 @@
 //! 4. **reads with the query embedding** — reopen with a `QueryModel`: an `Embedder` whose
 //!    `name()` is the name the vectors were stored under (so the store sees no model swap and
 //!    re-embeds nothing — the bench asserts `vectors_added == 0`) but whose `embed()` runs the
-//!    real model. Rows: the query embedding alone; walk (split into the embedding measured
+//!    real model. Rows: the query embedding alone; dense top-10 (the recall harness's `dense`:
+//!    the question embedded, cosine over every stored vector); walk (split into the embedding measured
 //!    inside walk and the rest: dense top-k over every vector, parent centroids, scoring);
 //!    query_source with a query (dense rerank). Over hashing vectors the *values* of the dense
 //!    scores mean nothing, but the work per question (one real query embedding, one cosine
@@ -76,7 +77,7 @@
 //! ```
 //!
 //! - `modes`: `fts5` (the baseline), `walk`, `smart_walk`, `query_source`, `cover_window`, `drill_down`,
-//!   `fetch_leaves`, `search_entities` from step 3 (no query embedding); from step 4
+//!   `fetch_leaves`, `search_entities` from step 3 (no query embedding); from step 4 `dense`,
 //!   `walk_embed` (walk with the query embedding), `query_source_embed`, `query_embedding`
 //!   (alone), `walk_embed_embedding` and `walk_embed_rest` (walk_embed's split) and
 //!   `walk_embed_control` (the hashing query vector). Every key is always present: a mode a run
@@ -105,7 +106,7 @@ use report::{DENSE_MODES, LEXICAL_MODES, Modes, Pct, check_report, report_keys};
 
 use memtree::Scope;
 use memtree::eval::read_locomo;
-use memtree::eval::{Fts5Baseline, dense_query_text};
+use memtree::eval::{Fts5Baseline, dense_query_text, dense_top_k};
 use memtree::tool::{Request, call_read};
 use memtree::{Embedder, FastEmbedder, HashEmbedder, ModelPaths};
 use memtree::{Item, Memory, OpenOptions};
@@ -296,6 +297,10 @@ fn bench_lexical(name: &str, mem: &Memory, questions: &[String], modes: &mut Mod
             .map(|a| a.iter().filter_map(|h| h["node_id"].as_str().map(String::from)).collect())
             .unwrap_or_default()
     };
+    // The store's first week (its earliest source's first leaf + 7 days): a window that holds
+    // something on every store (the synthetic stores start on 2023-01-01).
+    let first_ms = mem.as_reader().sources().expect("sources").iter().filter_map(|s| s.first_ms).min().unwrap_or(0);
+    let week = (first_ms, first_ms + 7 * 86_400_000);
     let requests: Vec<(&'static str, Vec<Request>)> = vec![
         ("walk", reqs(&|q| json!({"mode": "walk", "query": q}))),
         ("smart_walk", reqs(&|q| json!({"mode": "smart_walk", "query": q}))),
@@ -307,9 +312,7 @@ fn bench_lexical(name: &str, mem: &Memory, questions: &[String], modes: &mut Mod
         ("drill_down", reqs(&|_| json!({"mode": "drill_down", "node_id": some_summary}))),
         (
             "cover_window",
-            reqs(
-                &|_| json!({"mode": "cover_window", "since_ms": 1_672_531_200_000i64, "until_ms": 1_673_136_000_000i64, "limit": 200}),
-            ),
+            reqs(&|_| json!({"mode": "cover_window", "since_ms": week.0, "until_ms": week.1, "limit": 200})),
         ),
         ("fetch_leaves", reqs(&|_| json!({"mode": "fetch_leaves", "chunk_ids": leaf_ids}))),
     ];
@@ -355,6 +358,11 @@ fn bench_dense(name: &str, mem: &Memory, qm: &QueryModel, questions: &[String], 
         qm.model.embed(&[t.as_str()]).expect("embed");
     });
     row(modes, name, "query_embedding", "query embedding only", p);
+    // Dense top-10 on the same store (the recall harness's `dense`): the floor walk is held to.
+    let p = time(questions, |q| {
+        dense_top_k(mem.as_reader(), q, 10).expect("dense").expect("a model is loaded");
+    });
+    row(modes, name, "dense", "dense top-10 (query embedding + cosine over every vector)", p);
 
     let walks: Vec<Request> =
         questions.iter().map(|q| Request::from_json(&json!({"mode": "walk", "query": q})).expect("valid")).collect();

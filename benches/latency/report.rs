@@ -18,6 +18,7 @@ pub const LEXICAL_MODES: &[&str] =
 
 /// The report's mode keys measured in step 4 (with the query embedding): `null` without it.
 pub const DENSE_MODES: &[&str] = &[
+    "dense",
     "walk_embed",
     "query_source_embed",
     "query_embedding",

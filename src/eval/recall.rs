@@ -496,10 +496,8 @@ fn rank(
         "bm25" => whole(mem.index().searcher().bm25(q, &leaves, k)?.0.into_iter().map(|h| h.0).collect()),
         "fts5" => whole(fts.search(q, k)?),
         "dense" => {
-            let Some(d) = mem.dense() else { return Ok(None) };
-            let (emb, vectors) = (d.embedder, d.vectors());
-            let qv = emb.embed(&[q])?.pop().unwrap_or_default();
-            whole(vectors.top_k(&qv, k, Rows::Leaves).into_iter().map(|(id, _)| NodeId(id)).collect())
+            let Some(ids) = super::dense_top_k(mem, q, k)? else { return Ok(None) };
+            whole(ids)
         }
         "hybrid" => {
             let Some(d) = mem.dense() else { return Ok(None) };
