@@ -46,6 +46,7 @@
 //! | `MEMTREE_BENCH_BEAM` | `../shared/corpora/beam/beam-dev.json` | the BEAM corpus (LoCoMo shape) |
 //! | `MEMTREE_BENCH_BEAM_COPIES` | `21` (smoke: `0`) | copies of the BEAM chats in the second BEAM store |
 //! | `MEMTREE_BENCH_BEAM_QUESTIONS` | all (179) | BEAM questions asked per BEAM store |
+//! | `MEMTREE_BENCH_KEEP_DIR` | | keep each store in `<dir>/<name>` (default: a temporary folder) |
 //! | `MEMTREE_BENCH_JSON` | | where the JSON report goes (see below) |
 //! | `MEMTREE_MODEL_DIR`, `MEMTREE_EMBED_THREADS` | | where the model is, ONNX Runtime threads (see `embed`) |
 //!
@@ -453,14 +454,45 @@ impl Embedder for MemoEmbedder {
     }
 }
 
+/// A store's directory: a temporary one, or with `MEMTREE_BENCH_KEEP_DIR=<dir>` the folder
+/// `<dir>/<store name, slugged>` (emptied first, kept afterwards: a reader process, the REPL or
+/// `memtree mcp`, can then be measured on it).
+enum StoreDir {
+    Temp(tempfile::TempDir),
+    Kept(std::path::PathBuf),
+}
+
+impl StoreDir {
+    fn new(name: &str) -> StoreDir {
+        let Ok(root) = std::env::var("MEMTREE_BENCH_KEEP_DIR") else {
+            return StoreDir::Temp(tempfile::tempdir().expect("tmp"));
+        };
+        let slug: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+        let dir = Path::new(&root).join(slug);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("MEMTREE_BENCH_KEEP_DIR is writable");
+        println!("<!-- {name}: kept in {} -->", dir.display());
+        StoreDir::Kept(dir)
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            StoreDir::Temp(t) => t.path(),
+            StoreDir::Kept(p) => p,
+        }
+    }
+}
+
 /// Where a store's vectors come from.
 enum Vectors {
     /// No vectors, no rows with the query embedding.
     None,
     /// The hashing embedder at the real model's dimension; queries embedded by the model.
     Hashing(Arc<dyn Embedder>),
-    /// The real model for nodes and queries.
-    Model(Arc<dyn Embedder>),
+    /// The real model: `nodes` embeds the store's nodes (the model, or a memo of it for
+    /// copied chats), `queries` the questions (always the model itself: a memo would answer a
+    /// repeated question from its cache and time nothing).
+    Model { nodes: Arc<dyn Embedder>, queries: Arc<dyn Embedder> },
 }
 
 /// Build time, sizes and peak RSS of one store, for the summary table.
@@ -493,7 +525,7 @@ fn opts_with(e: Arc<dyn Embedder>) -> OpenOptions {
 
 /// The four steps for one store (see the file's header).
 fn run_store(name: &str, items: Vec<Item>, questions: &[String], vectors: &Vectors) -> StoreLine {
-    let dir = tempfile::tempdir().expect("tmp");
+    let dir = StoreDir::new(name);
     // 1. Build, lexical.
     let rss_start = reset_peak_rss();
     let t = Instant::now();
@@ -534,7 +566,7 @@ fn run_store(name: &str, items: Vec<Item>, questions: &[String], vectors: &Vecto
     let (node_model, query_model) = match vectors {
         Vectors::None => (None, None),
         Vectors::Hashing(m) => (Some(Arc::new(HashEmbedder::new(m.dim())) as Arc<dyn Embedder>), Some(m.clone())),
-        Vectors::Model(m) => (Some(m.clone()), Some(m.clone())),
+        Vectors::Model { nodes, queries } => (Some(nodes.clone()), Some(queries.clone())),
     };
     if let Some(nm) = &node_model {
         reset_peak_rss();
@@ -659,7 +691,9 @@ fn main() {
             convs.iter().flat_map(|c| c.questions.iter().map(|q| q.question.clone())).take(500).collect();
         let vectors = match &model {
             None => Vectors::None,
-            Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) => Vectors::Model(m.clone()),
+            Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) => {
+                Vectors::Model { nodes: m.clone(), queries: m.clone() }
+            }
             Some(m) => Vectors::Hashing(m.clone()),
         };
         let name = format!("locomo ({} leaves)", items.len());
@@ -692,9 +726,11 @@ fn main() {
         let vectors = |memo: bool| match &model {
             None => Vectors::None,
             Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) && memo => {
-                Vectors::Model(Arc::new(MemoEmbedder::new(m.clone())))
+                Vectors::Model { nodes: Arc::new(MemoEmbedder::new(m.clone())), queries: m.clone() }
             }
-            Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) => Vectors::Model(m.clone()),
+            Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) => {
+                Vectors::Model { nodes: m.clone(), queries: m.clone() }
+            }
             Some(m) => Vectors::Hashing(m.clone()),
         };
         let name = format!("beam pooled ({} chats, {} messages)", convs.len(), once.len());
