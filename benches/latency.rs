@@ -524,7 +524,7 @@ fn opts_with(e: Arc<dyn Embedder>) -> OpenOptions {
 }
 
 /// The four steps for one store (see the file's header).
-fn run_store(name: &str, items: Vec<Item>, questions: &[String], vectors: &Vectors) -> StoreLine {
+fn run_store(name: &str, items: Vec<Item>, questions: &[String], vectors: Vectors) -> StoreLine {
     let dir = StoreDir::new(name);
     // 1. Build, lexical.
     let rss_start = reset_peak_rss();
@@ -565,8 +565,8 @@ fn run_store(name: &str, items: Vec<Item>, questions: &[String], vectors: &Vecto
     // 2. Vectors for every node.
     let (node_model, query_model) = match vectors {
         Vectors::None => (None, None),
-        Vectors::Hashing(m) => (Some(Arc::new(HashEmbedder::new(m.dim())) as Arc<dyn Embedder>), Some(m.clone())),
-        Vectors::Model { nodes, queries } => (Some(nodes.clone()), Some(queries.clone())),
+        Vectors::Hashing(m) => (Some(Arc::new(HashEmbedder::new(m.dim())) as Arc<dyn Embedder>), Some(m)),
+        Vectors::Model { nodes, queries } => (Some(nodes), Some(queries)),
     };
     if let Some(nm) = &node_model {
         reset_peak_rss();
@@ -580,6 +580,9 @@ fn run_store(name: &str, items: Vec<Item>, questions: &[String], vectors: &Vecto
         line.vectors_dir_mb = Some(line.bytes.total as f64 / 1e6);
         println!("<!-- {name}: store directory with vectors, MB: {} -->", dir_breakdown(dir.path()));
     }
+    // The node embedder goes before the reads (a memo holds every distinct text and vector):
+    // only its name is needed to reopen the store.
+    let node_model = node_model.map(|m| m.name().to_string());
     // 3. Reads without the query embedding.
     let (fts_p50, lexical_rss) = {
         let mem = Memory::open(dir.path()).expect("reopen");
@@ -595,7 +598,7 @@ fn run_store(name: &str, items: Vec<Item>, questions: &[String], vectors: &Vecto
     // 4. Reads with the query embedding.
     if let (Some(nm), Some(model)) = (&node_model, query_model) {
         reset_peak_rss();
-        let qm = Arc::new(QueryModel::new(model, nm.name()));
+        let qm = Arc::new(QueryModel::new(model, nm));
         let t = Instant::now();
         let mem = Memory::open_with(dir.path(), opts_with(qm.clone())).expect("reopen with the query model");
         let reopen_s = t.elapsed().as_secs_f64();
@@ -697,7 +700,7 @@ fn main() {
             Some(m) => Vectors::Hashing(m.clone()),
         };
         let name = format!("locomo ({} leaves)", items.len());
-        lines.push(run_store(&name, items, &qs, &vectors));
+        lines.push(run_store(&name, items, &qs, vectors));
     } else if with_locomo {
         println!("<!-- LoCoMo corpus not found at {}: skipped -->", corpus.display());
     }
@@ -734,11 +737,13 @@ fn main() {
             Some(m) => Vectors::Hashing(m.clone()),
         };
         let name = format!("beam pooled ({} chats, {} messages)", convs.len(), once.len());
-        lines.push(run_store(&name, once.clone(), &qs, &vectors(false)));
+        lines.push(run_store(&name, once.clone(), &qs, vectors(false)));
         if copies > 0 {
             let items = copied(&once, copies);
-            let name = format!("beam pooled x{} ({} messages)", copies + 1, items.len());
-            lines.push(run_store(&name, items, &qs, &vectors(true)));
+            // With the model, its "+ vectors s" embeds each distinct text once (the memo).
+            let memo = if matches!(vectors(false), Vectors::Model { .. }) { ", texts embedded once" } else { "" };
+            let name = format!("beam pooled x{} ({} messages{memo})", copies + 1, items.len());
+            lines.push(run_store(&name, items, &qs, vectors(true)));
         }
     } else if env_flag("MEMTREE_BENCH_BEAM_ON", true) {
         println!("<!-- BEAM corpus not found at {}: skipped -->", beam.display());
@@ -750,7 +755,7 @@ fn main() {
             .map(|_| format!("what did {} say about {}", r.pick(synth::PEOPLE), r.pick(synth::TOPICS)))
             .collect();
         let vectors = model.as_ref().map_or(Vectors::None, |m| Vectors::Hashing(m.clone()));
-        lines.push(run_store(&format!("synthetic {n}"), items, &qs, &vectors));
+        lines.push(run_store(&format!("synthetic {n}"), items, &qs, vectors));
     }
     println!();
     println!(

@@ -8,6 +8,11 @@
 /// blanked: same length in bytes, line breaks kept. A blanked inline span starts with a comma,
 /// so that the words on either side are not read as one run of names. Text without a
 /// backtick or tilde is returned as it is.
+///
+/// Chat writes code as Markdown does not: a block on one line (```` ```npm install``` then
+/// ask Maria ````, no fence: CommonMark's backtick fence takes no backtick after its opening
+/// run, so the line is inline code) and a block closed at the end of its last code line
+/// (```` ```\ncode``` ````, Slack): both close where the marks close.
 pub(super) fn blank_code(text: &str) -> String {
     if !text.contains(['`', '~']) {
         return text.to_string();
@@ -15,19 +20,23 @@ pub(super) fn blank_code(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut fence: Option<&str> = None;
     for line in text.split_inclusive('\n') {
-        let marker = line.trim_start();
-        let opens = ["```", "~~~"].into_iter().find(|f| marker.starts_with(f));
-        match (fence, opens) {
-            (None, Some(f)) => {
-                fence = Some(f);
+        let marker = line.trim();
+        match fence {
+            Some(f) => {
+                // The fence line itself, or a code line ending in the marks.
+                if marker.ends_with(f) {
+                    fence = None;
+                }
                 blank_into(&mut out, line);
             }
-            (Some(f), Some(g)) if f == g => {
-                fence = None;
-                blank_into(&mut out, line);
-            }
-            (Some(_), _) => blank_into(&mut out, line),
-            (None, None) => blank_inline(&mut out, line),
+            None => match ["```", "~~~"].into_iter().find(|f| marker.starts_with(f)) {
+                Some("```") if marker.trim_start_matches('`').contains('`') => blank_inline(&mut out, line),
+                Some(f) => {
+                    fence = Some(f);
+                    blank_into(&mut out, line);
+                }
+                None => blank_inline(&mut out, line),
+            },
         }
     }
     out
@@ -72,6 +81,18 @@ mod tests {
         assert!(!out.contains("@media") && !out.contains("Config"), "{out}");
         assert!(out.starts_with("Use the grid:\n") && out.contains("Then call ,"), "{out}");
         assert!(out.ends_with(" here.\n"), "{out}");
+    }
+
+    /// Chat's code: a one-line block is inline code, not a fence left open; a block closed at
+    /// the end of its last line closes there. The prose after either is read.
+    #[test]
+    fn chat_code_blocks_close_where_their_marks_close() {
+        let one_line = blank_code("```npm install``` then ask Maria\nMaria said yes");
+        assert!(!one_line.contains("npm") && one_line.contains("then ask Maria\nMaria said yes"), "{one_line}");
+        let slack = blank_code("try\n```\nlet Config = 1;```\nthen ask Maria");
+        assert!(!slack.contains("Config") && slack.ends_with("then ask Maria"), "{slack}");
+        let tilde = blank_code("~~~\nGizmo\n~~~\nAsk Maria");
+        assert!(!tilde.contains("Gizmo") && tilde.ends_with("Ask Maria"), "{tilde}");
     }
 
     #[test]

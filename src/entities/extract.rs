@@ -93,7 +93,8 @@ impl Extractor {
         }
         // Code names nothing: handles, hashtags and names are read from the prose only (URLs
         // and e-mails, above, are found in code too: they name a place or a person either way).
-        let prose = super::code::blank_code(&masked);
+        // A question is read whole: a known name in backticks is still the name asked about.
+        let prose = if opts.case_insensitive { masked } else { super::code::blank_code(&masked) };
         if prose.contains('@') {
             for c in rules.handle.captures_iter(&prose) {
                 add(&mut out, EntityKind::Handle, &c[1]);
@@ -157,12 +158,15 @@ fn names(words: &[Word<'_>], gaz: &Gazetteer, opts: ExtractOptions, out: &mut BT
     let mut covered = vec![false; words.len()];
     for (start, len, ids) in matches {
         let typed = ids.iter().any(|(k, _)| *k != EntityKind::Misc);
-        // One word known from names in prose (not an address or a tag) that this text writes
-        // in lower case too; or a `misc:` guess in a title-case heading or label.
-        let from_prose = ids
-            .iter()
-            .all(|(k, _)| !matches!(k, EntityKind::Email | EntityKind::Url | EntityKind::Handle | EntityKind::Hashtag));
-        if len == 1 && from_prose && common(start) || !typed && words[start].heading {
+        // One word known as a guessed kind (not a person: "Will", "Grace" stay theirs; not an
+        // address or a tag) that this text writes in lower case too; or a `misc:` guess in a
+        // title-case heading or label. Content only: a question is written in any case and
+        // any emphasis.
+        let guessed = ids.iter().all(|(k, _)| {
+            matches!(k, EntityKind::Misc | EntityKind::Product | EntityKind::Organization | EntityKind::Location)
+        });
+        let title_case = !opts.case_insensitive && !typed && words[start].heading;
+        if len == 1 && guessed && common(start) || title_case {
             continue;
         }
         // A `misc:` guess made of time words ("Last" in "'Last synced 3 min ago'", known
@@ -365,6 +369,7 @@ mod tests {
         assert_eq!(ids(&m), vec!["location:sweden", "misc:jon snow"]);
     }
 }
+
 #[cfg(test)]
 mod markdown_tests {
     use super::*;

@@ -33,17 +33,28 @@ pub(super) fn split_words(text: &str) -> Vec<Word<'_>> {
     let multi_line = text.lines().filter(|l| !l.trim().is_empty()).count() > 1;
     for line in text.lines() {
         let title = multi_line && is_title_line(line);
+        let own_heading = is_heading_line(line);
         for cell in line.split('|') {
             let mut start = true;
             let mut joins = false;
             let mut heading = false;
+            // In a heading on its own line, or in emphasis: written in title case.
+            let mut title_case = false;
             let mut emphasis = false;
             let mut prev_lower = false;
             for raw in cell.split_whitespace() {
+                // Emphasis opens at a word starting `*` (after an opening bracket or quote
+                // too) and closes at one ending `*` before its punctuation; a lone `**`
+                // toggles it. A sentence's end ends it too (an unclosed `*args`).
+                let bare = raw.trim_start_matches(['(', '[', '"', '\'', '“', '‘']);
+                let opens = bare.starts_with('*') && !is_marker(raw);
+                let closes = raw.trim_end_matches(|c: char| c.is_ascii_punctuation() && c != '*').ends_with('*');
+                let lone = raw.chars().all(|c| c == '*') && raw.len() > 1;
                 if is_marker(raw) {
                     // "### 4. **Title**": a list number right after a heading marker is the
                     // heading's.
-                    heading = raw.starts_with('#') || (heading && start);
+                    title_case = raw.starts_with('#') && own_heading || (title_case && start);
+                    heading = raw.starts_with('#');
                     // A heading or list marker (also inside a line: the document chunker
                     // folds a note's line breaks into spaces): what follows starts anew.
                     start = true;
@@ -56,6 +67,9 @@ pub(super) fn split_words(text: &str) -> Vec<Word<'_>> {
                 if t.is_empty() {
                     // A lone `&`, `-` or `—` between words still breaks a run.
                     joins = false;
+                    if lone {
+                        emphasis = !emphasis;
+                    }
                     continue;
                 }
                 // Punctuation inside closing emphasis or code marks counts as outside them:
@@ -68,9 +82,9 @@ pub(super) fn split_words(text: &str) -> Vec<Word<'_>> {
                     // paragraph; a capital after a lower-case heading word starts it.
                     start = true;
                     heading = false;
+                    title_case = false;
                 }
                 prev_lower = t.chars().next().is_some_and(char::is_lowercase);
-                let opens = raw.starts_with('*');
                 out.push(Word {
                     text: t,
                     sentence_start: start,
@@ -79,14 +93,15 @@ pub(super) fn split_words(text: &str) -> Vec<Word<'_>> {
                     label: core.ends_with(':'),
                     tag: raw.starts_with(['#', '@']),
                     title_line: title,
-                    heading: heading || emphasis || opens,
+                    heading: title_case || emphasis || opens,
                 });
                 if opens || emphasis {
-                    emphasis = !raw.trim_end_matches(|c: char| c.is_ascii_punctuation() && c != '*').ends_with('*');
+                    emphasis = !closes;
                 }
                 start = core.ends_with(['.', '!', '?', ':']) || core.ends_with("...");
                 if start {
-                    heading = false;
+                    title_case = false;
+                    emphasis = false;
                 }
                 joins = !trail_punct;
             }
@@ -103,6 +118,19 @@ fn trim_word(raw: &str) -> &str {
     let t = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’' && c != '-');
     let t = t.trim_matches(|c: char| c == '\'' || c == '’' || c == '-');
     t.strip_suffix("'s").or_else(|| t.strip_suffix("’s")).unwrap_or(t)
+}
+
+/// A Markdown heading on a line of its own ("### Next Steps"): `#` marks, a space, at most
+/// twelve words and no sentence end. A note the document chunker folded into one line runs
+/// its heading into the paragraph ("# Standup Quentin moved the planning…"), where the
+/// heading's end cannot be told: that line is read as prose.
+fn is_heading_line(line: &str) -> bool {
+    let t = line.trim();
+    let Some((marks, rest)) = t.split_once(' ') else { return false };
+    !marks.is_empty()
+        && marks.chars().all(|c| c == '#')
+        && !rest.trim_end().ends_with(['.', '!', '?'])
+        && rest.split_whitespace().count() <= 12
 }
 
 /// A Markdown heading or list marker: `#`…, `-`, `*`, `+`, `1.`, `1)`, `[ ]`, `[x]`.

@@ -52,8 +52,10 @@ fn unrelated_entities_route_to_occurrence_global() {
 
 /// A pair is local exactly when one leaf names both (issue 43): two hops apart through a
 /// third entity is no shared evidence, and a pair sharing a leaf is found however many other
-/// entities one of them co-occurs with (the old bounded BFS expanded 256 neighbours a node and
-/// could miss it).
+/// entities one of them co-occurs with. The old bounded BFS expanded a node's 256 strongest
+/// neighbours (ties by id) and missed this one: from `misc:albatross` (the first id) its
+/// 300 one-leaf neighbours `misc:mar…` and its author come before `misc:zebra`, and none of
+/// those lists Zebra either; the question went occurrence_global.
 #[test]
 fn a_pair_is_local_exactly_when_a_leaf_names_both() {
     let fx = Fixture::new(Config::default());
@@ -62,12 +64,12 @@ fn a_pair_is_local_exactly_when_a_leaf_names_both() {
         chat("slack:#a", "Dana", T0, "then Osprey met Gannet at the dock"),
         chat("slack:#a", "Dana", T0 + MIN, "so Gannet phoned Pelican"),
     ];
-    // Tern co-occurs with 300 other names, one leaf each; only the last leaf names Ibis too.
+    // Albatross co-occurs with 300 other names, one leaf each; only the last leaf names Zebra.
     for i in 0..300 {
         let name: String = [b'M', b'a', b'r', b'a' + (i / 26) as u8, b'a' + (i % 26) as u8].map(char::from).iter().collect();
-        items.push(chat("slack:#b", "Evan", T0 + HOUR + i * MIN, &format!("today Tern saw {name} at the lake")));
+        items.push(chat("slack:#b", "Evan", T0 + HOUR + i * MIN, &format!("today Albatross saw {name} at the lake")));
     }
-    items.push(chat("slack:#b", "Evan", T0 + 9 * HOUR, "then Tern and Ibis flew together"));
+    items.push(chat("slack:#b", "Evan", T0 + 9 * HOUR, "then Albatross met Zebra at the lake"));
     mem.ingest(items).unwrap();
     mem.flush().unwrap();
     let branch = |mem: &mut Memory, q: &str| {
@@ -76,9 +78,9 @@ fn a_pair_is_local_exactly_when_a_leaf_names_both() {
     };
     let (b, _) = branch(&mut mem, "did Osprey ever talk to Pelican?");
     assert_eq!(b, "occurrence_global", "two hops through Gannet, no leaf naming both");
-    let (b, first) = branch(&mut mem, "when did Tern and Ibis fly?");
+    let (b, first) = branch(&mut mem, "when did Albatross meet Zebra?");
     assert_eq!(b, "local");
-    assert!(first.as_str().is_some_and(|c| c.contains("Tern and Ibis flew")), "{first}");
+    assert!(first.as_str().is_some_and(|c| c.contains("Albatross met Zebra")), "{first}");
 }
 
 #[test]
@@ -89,7 +91,7 @@ fn related_pair_routes_local_with_coverage_two() {
     assert_eq!(h["explain"]["branch"], "local", "{v}");
     assert_eq!(h["explain"]["from"], "local");
     assert!(h["explain"]["coverage"].as_u64().unwrap() >= 2, "{h}");
-    assert_eq!(h["explain"]["hops"], 1, "30 shared leaves > limit 5: tightened to one hop");
+    assert_eq!(h["explain"]["hops"], 1, "a pair sharing leaves is one hop apart");
 }
 
 #[test]

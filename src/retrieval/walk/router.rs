@@ -2,11 +2,10 @@
 //! but no pair of them sharing a leaf → occurrence-ranked global; pairs sharing leaves → local:
 //! the union of the pairs' entity posting-list intersections in the full-text index.
 //!
-//! The graph's hop bound decides nothing here, so no graph is walked: an edge is a leaf that
-//! names both entities (`store/entities.rs`), so two entities more than one hop apart share
-//! no leaf and their intersection is empty. Every pair that contributes candidates is one hop
-//! apart, and the intersections themselves say which pairs those are (ARCHITECTURE.md, "The
-//! graph on the read path").
+//! No graph is walked: an edge is a leaf that names both entities (`store/entities.rs`), so
+//! two entities more than one hop apart share no leaf and their intersection is empty. Every
+//! pair that contributes candidates is one hop apart, and the intersections themselves say
+//! which pairs those are (ARCHITECTURE.md, "The graph on the read path").
 
 use super::history;
 use super::params::WalkParams;
@@ -412,9 +411,10 @@ fn prepare(
 /// SPEC §5 relates the pairs within `max_hops` in the co-occurrence graph first, then
 /// intersects each related pair's posting lists, tightening the bound while more than `limit`
 /// candidates remain. Only adjacent pairs can share a leaf, so that search chose which empty
-/// intersections to compute and nothing else; it cost a SQL round trip per entity expanded
-/// (seconds per question on a pooled store of long chats, issue 43). `max_hops` is accepted
-/// and validated as before and changes no answer.
+/// intersections to compute, and, expanding 256 neighbours a node, could miss a hub's direct
+/// partner; it cost a SQL round trip per entity expanded (seconds per question on a pooled
+/// store of long chats, issue 43). `max_hops` is accepted and validated as before and changes
+/// no answer.
 fn route(searcher: &IndexSearcher, qa: &QueryAnalysis, flt: &SearchFilter, args: &WalkArgs) -> Result<Route> {
     let fallback = Route { branch: Branch::OccurrenceGlobal, local: Vec::new(), hops: None };
     if qa.entities.is_empty() {
