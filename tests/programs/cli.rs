@@ -540,3 +540,43 @@ fn a_name_without_its_accents_asks_about_the_same_person() {
     assert_eq!(texts(&plain), texts(&accented));
     assert!(plain[0].1, "{plain:?}");
 }
+
+/// `memtree ask` (SPEC §8, issue 47 item 5): a question with an apostrophe straight from the
+/// shell, the REPL's table laid out for the width asked, the same hits as the tool's walk with
+/// `--json`, the question from stdin with `-`; a missing store is an error and nothing is
+/// created.
+#[test]
+fn ask_answers_from_the_shell_as_a_table_or_json() {
+    let (d, s) = store();
+    memtree(&s, &["ingest", "--format", "chat-jsonl", &demo("chat.jsonl")], None).json();
+    let q = "What's the plan for the rollout?";
+    let asked = memtree(&s, &["ask", "--json", "--limit", "3", q], None).json();
+    let tool = memtree(&s, &["tool", &json!({"mode": "walk", "query": q, "limit": 3}).to_string()], None).json();
+    assert_eq!(asked["hits"], tool["hits"]);
+    let hits = asked["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 3, "{asked}");
+    let from_stdin = memtree(&s, &["ask", "--json", "--limit", "3", "-"], Some(q)).json();
+    assert_eq!(from_stdin["hits"], asked["hits"]);
+
+    let table = memtree(&s, &["ask", "--width", "80", "--limit", "3", q], None);
+    assert_eq!(table.code, Some(0), "{}", table.err);
+    let lines: Vec<&str> = table.out.lines().collect();
+    // A header, its rule, one row a hit, and what came back.
+    assert_eq!(lines.len(), 2 + hits.len() + 1, "{}", table.out);
+    assert!(lines[0].trim_start().starts_with('#') && lines[0].contains("text"), "{}", table.out);
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{}", table.out);
+    let total = asked["total"].as_u64().unwrap();
+    assert!(lines[5].starts_with(&format!("(3 of {total} hits, ")) && lines[5].ends_with(" ms)"), "{}", table.out);
+    // Each row is its hit: the row's text opens with the start of the hit's passage.
+    for (row, hit) in lines[2..5].iter().zip(hits) {
+        let passage = hit["snippet"]["text"].as_str().or(hit["content"].as_str()).unwrap();
+        let first_word = passage.split_whitespace().next().unwrap();
+        assert!(row.contains(first_word), "row {row:?} for hit {passage:?}");
+    }
+
+    let missing = d.path().join("nothing-here");
+    let r = memtree(&missing, &["ask", q], None);
+    assert_eq!(r.code, Some(1));
+    assert!(r.err.contains("ingest --format"), "{}", r.err);
+    assert!(!missing.exists(), "a question created a store");
+}

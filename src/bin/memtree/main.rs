@@ -2,6 +2,7 @@
 //! non-zero exit on failure.
 
 mod archive;
+mod ask;
 mod bench;
 mod forget;
 mod ingest;
@@ -10,11 +11,11 @@ mod output;
 mod progress;
 mod serve;
 
-/// The rendering the CLI shares with the REPL example (`render/mod.rs`): the CLI prints JSON,
-/// so it takes the times only; the tables are the REPL's.
-mod render {
-    pub(crate) mod time;
-}
+/// The rendering the CLI shares with the REPL example (`render/mod.rs`): the CLI prints JSON
+/// but for `ask`, which prints the REPL's table of hits; the other tables are the REPL's, so
+/// the CLI leaves them unused.
+#[allow(dead_code)]
+mod render;
 
 use anyhow::{Context, Result};
 use bench::BenchCmd;
@@ -87,6 +88,9 @@ enum Cmd {
         #[arg(long)]
         strict: bool,
     },
+    /// A question in plain words, answered by `walk`: the REPL's table of hits (rank, time,
+    /// source, text cut at a word); --json prints the tool's response.
+    Ask(ask::AskArgs),
     /// One `memory_tree` call: the JSON object as argument, or on stdin when absent.
     Tool {
         /// The call, e.g. '{"mode":"walk","query":"..."}'.
@@ -201,6 +205,12 @@ fn run(cli: &Cli) -> Result<()> {
     };
     // An export reads rows only: neither the model nor the vectors it would load.
     let opts = open_options_for(cli, !matches!(cli.cmd, Cmd::Export { .. }))?;
+    if let Cmd::Ask(a) = &cli.cmd {
+        if !memtree::store_exists(&dir) {
+            return Err(no_store(cli, &dir));
+        }
+        return ask::ask(cli, &dir, opts, a);
+    }
     if let Cmd::Restore { file, merge } = &cli.cmd {
         let shown = Shown::for_stderr(cli.quiet)?;
         let out = archive::restore(&dir, file, opts, *merge, shown)
@@ -236,9 +246,7 @@ fn run(cli: &Cli) -> Result<()> {
         _ => false,
     };
     if !may_create && !memtree::store_exists(&dir) {
-        let flag = cli.store.as_ref().map(|d| format!(" --store {}", d.display())).unwrap_or_default();
-        let missing = memtree::Error::NoStore { dir: dir.clone() };
-        anyhow::bail!("{missing} (nothing created); make one with `memtree{flag} ingest --format FORMAT PATH`");
+        return Err(no_store(cli, &dir));
     }
     let mut open_opts = opts.clone();
     if reads_only && !fresh {
@@ -374,9 +382,16 @@ fn run(cli: &Cli) -> Result<()> {
             }
             memtree::serve_stdio(server)?;
         }
-        Cmd::Bench { .. } | Cmd::Restore { .. } => unreachable!("handled above"),
+        Cmd::Bench { .. } | Cmd::Restore { .. } | Cmd::Ask(_) => unreachable!("handled above"),
     }
     Ok(())
+}
+
+/// A read of a store that does not exist: the error, naming the command that makes one.
+fn no_store(cli: &Cli, dir: &std::path::Path) -> anyhow::Error {
+    let flag = cli.store.as_ref().map(|d| format!(" --store {}", d.display())).unwrap_or_default();
+    let missing = memtree::Error::NoStore { dir: dir.to_path_buf() };
+    anyhow::anyhow!("{missing} (nothing created); make one with `memtree{flag} ingest --format FORMAT PATH`")
 }
 
 fn main() {

@@ -1,6 +1,6 @@
-//! What the CLI and the REPL print alike, in one place. The CLI prints JSON, so it compiles
-//! `time.rs` alone (the `--now` parser, range bounds, RFC 3339); the REPL example includes this
-//! folder with `#[path]` and prints everything through it: tables sized to the terminal
+//! What the CLI and the REPL print alike, in one place. The CLI prints JSON but for `memtree
+//! ask` (the table of hits) and uses `time.rs` (the `--now` parser, range bounds, RFC 3339);
+//! the REPL example includes this folder with `#[path]` and prints everything through it: tables sized to the terminal
 //! (`table.rs`), their cells (`cells.rs`), the tables of results (`tables.rs`), a response by
 //! its shape (`response.rs`), `:stats` (`stats.rs`) and what a write did (`receipts.rs`). No
 //! part of the library's API.
