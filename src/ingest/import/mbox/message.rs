@@ -92,11 +92,32 @@ pub(super) fn parse(
         .filter(|id| !id.is_empty())
         .collect()
     };
+    // A thread header that holds no message id (`In-Reply-To: <yes>` from a broken
+    // git-send-email) would join every message that says the same into one thread: it links
+    // nothing, and the message says so.
+    let mut junk: Vec<String> = Vec::new();
+    let mut real = |header: &str, ids: Vec<String>| -> Vec<String> {
+        let (good, bad): (Vec<String>, Vec<String>) = ids.into_iter().partition(|id| is_message_id(id));
+        if !bad.is_empty() {
+            junk.push(format!("{header} `{}`", bad.join(" ")));
+        }
+        good
+    };
+    let message_id = real(
+        "Message-ID",
+        msg.message_id().map(str::trim).filter(|id| !id.is_empty()).map(str::to_string).into_iter().collect(),
+    );
+    let in_reply_to = real("In-Reply-To", ids(msg.in_reply_to()));
+    let references = real("References", ids(msg.references()));
+    if !junk.is_empty() {
+        let what = junk.join(", ");
+        notes.push((raw.start, format!("{what}: not a message id, so it links the message to no thread")));
+    }
     Ok(Parsed {
         start: raw.start,
-        message_id: msg.message_id().map(str::trim).filter(|id| !id.is_empty()).map(str::to_string),
-        in_reply_to: ids(msg.in_reply_to()).into_iter().next(),
-        references: ids(msg.references()),
+        message_id: message_id.into_iter().next(),
+        in_reply_to: in_reply_to.into_iter().next(),
+        references,
         from: addresses(msg.from()).join(", "),
         to: addresses(msg.to()),
         cc: addresses(msg.cc()),
@@ -104,6 +125,13 @@ pub(super) fn parse(
         date_ms,
         body: body_text(&msg),
     })
+}
+
+/// An RFC 5322 message id, as the parser gives it (without its angle brackets): `left@right`,
+/// both sides non-empty, no white space. What else stands in a thread header (`yes`, `none`,
+/// a bare number) names no message.
+fn is_message_id(id: &str) -> bool {
+    id.split_once('@').is_some_and(|(l, r)| !l.is_empty() && !r.is_empty()) && !id.contains(char::is_whitespace)
 }
 
 /// The offset of the first body byte: just past the blank line that ends the headers; `None`

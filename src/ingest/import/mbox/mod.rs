@@ -191,6 +191,35 @@ at noon.\n\
         assert!(report.warnings[0].reason.contains("no Date header, no date on its `From ` line"), "{report:?}");
     }
 
+    /// `In-Reply-To: <yes>` (a broken git-send-email; notmuch's lkml test corpus holds 47
+    /// such mails, 2009 patches and a 2010 series, which became one thread `mbox:yes`) links
+    /// nothing: each message keeps its own thread, and the message says why.
+    #[test]
+    fn a_thread_header_that_is_no_message_id_links_nothing() {
+        let text = "From a Sun Nov 22 00:11:00 2009\nFrom: carl@example.com\nSubject: [PATCH 1/2] maildir flags\n\
+                    Date: Sun, 22 Nov 2009 00:11:00 +0000\nMessage-ID: <p1@example.com>\nIn-Reply-To: <yes>\n\
+                    References: <yes>\n\nthe patch\n\n\
+                    From b Sun Jun 27 18:22:29 2010\nFrom: dirk@example.com\nSubject: [PATCH] cifs: fix\n\
+                    Date: Sun, 27 Jun 2010 18:22:29 +0000\nMessage-ID: <p2@example.com>\nIn-Reply-To: <yes>\n\
+                    \nanother patch\n\n\
+                    From c Mon Jun 28 08:00:00 2010\nFrom: carl@example.com\nSubject: Re: [PATCH] cifs: fix\n\
+                    Date: Mon, 28 Jun 2010 08:00:00 +0000\nMessage-ID: <p3@example.com>\n\
+                    In-Reply-To: <p2@example.com>\n\nlooks good\n";
+        let (_d, p) = write(text.as_bytes());
+        let (items, report) = read_mbox(&p).unwrap();
+        let sources: Vec<&str> = items.iter().map(|m| m.source_id().0.as_str()).collect();
+        assert_eq!(sources, ["mbox:p1@example.com", "mbox:p2@example.com", "mbox:p2@example.com"]);
+        let reasons: Vec<(usize, &str)> = report.warnings.iter().map(|w| (w.line, w.reason.as_str())).collect();
+        assert_eq!(
+            reasons,
+            [
+                (1, "In-Reply-To `yes`, References `yes`: not a message id, so it links the message to no thread"),
+                (11, "In-Reply-To `yes`: not a message id, so it links the message to no thread"),
+            ]
+        );
+        assert!(report.adds_up());
+    }
+
     #[test]
     fn dates_fall_back_from_line_received_previous_each_named() {
         let text = "From a@example.com Tue May  2 09:14:00 2023\nFrom: a@example.com\nSubject: one\nDate: \n\nbody one\n\n\
