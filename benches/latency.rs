@@ -441,8 +441,7 @@ impl Embedder for MemoEmbedder {
 
     fn embed(&self, texts: &[&str]) -> memtree::Result<Vec<Vec<f32>>> {
         let mut seen = self.seen.lock().expect("memo lock");
-        let new: Vec<&str> = texts.iter().copied().filter(|t| !seen.contains_key(*t)).collect();
-        let mut distinct = new.clone();
+        let mut distinct: Vec<&str> = texts.iter().copied().filter(|t| !seen.contains_key(*t)).collect();
         distinct.sort_unstable();
         distinct.dedup();
         if !distinct.is_empty() {
@@ -493,6 +492,21 @@ enum Vectors {
     /// copied chats), `queries` the questions (always the model itself: a memo would answer a
     /// repeated question from its cache and time nothing).
     Model { nodes: Arc<dyn Embedder>, queries: Arc<dyn Embedder> },
+}
+
+impl Vectors {
+    /// A corpus store's vectors: none without a model; the model's own with `real` (through
+    /// a [`MemoEmbedder`] with `memo`); else hashing vectors, queries embedded by the model.
+    fn of(model: Option<&Arc<dyn Embedder>>, real: bool, memo: bool) -> Vectors {
+        match model {
+            None => Vectors::None,
+            Some(m) if real => {
+                let nodes = if memo { Arc::new(MemoEmbedder::new(m.clone())) as Arc<dyn Embedder> } else { m.clone() };
+                Vectors::Model { nodes, queries: m.clone() }
+            }
+            Some(m) => Vectors::Hashing(m.clone()),
+        }
+    }
 }
 
 /// Build time, sizes and peak RSS of one store, for the summary table.
@@ -654,6 +668,8 @@ fn main() {
         300
     });
     let with_locomo = env_flag("MEMTREE_BENCH_LOCOMO", !smoke);
+    // The LoCoMo and BEAM stores' node vectors come from the real model (else hashing vectors).
+    let real_vectors = env_flag("MEMTREE_BENCH_MODEL", false);
     let model: Option<Arc<dyn Embedder>> = if !env_flag("MEMTREE_BENCH_EMBED", true) {
         println!("<!-- MEMTREE_BENCH_EMBED=0: rows with the query embedding skipped -->");
         None
@@ -692,15 +708,8 @@ fn main() {
         let items: Vec<Item> = convs.iter().flat_map(|c| c.items()).collect();
         let qs: Vec<String> =
             convs.iter().flat_map(|c| c.questions.iter().map(|q| q.question.clone())).take(500).collect();
-        let vectors = match &model {
-            None => Vectors::None,
-            Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) => {
-                Vectors::Model { nodes: m.clone(), queries: m.clone() }
-            }
-            Some(m) => Vectors::Hashing(m.clone()),
-        };
         let name = format!("locomo ({} leaves)", items.len());
-        lines.push(run_store(&name, items, &qs, vectors));
+        lines.push(run_store(&name, items, &qs, Vectors::of(model.as_ref(), real_vectors, false)));
     } else if with_locomo {
         println!("<!-- LoCoMo corpus not found at {}: skipped -->", corpus.display());
     }
@@ -724,26 +733,17 @@ fn main() {
             std::env::var("MEMTREE_BENCH_BEAM_QUESTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
         let qs: Vec<String> =
             convs.iter().flat_map(|c| c.questions.iter().map(|q| q.question.clone())).take(nq_beam).collect();
-        // The copies' node texts are the chats' own, so the memo embeds each text once: the
-        // real model's vectors at 50k leaves for the cost of one copy.
-        let vectors = |memo: bool| match &model {
-            None => Vectors::None,
-            Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) && memo => {
-                Vectors::Model { nodes: Arc::new(MemoEmbedder::new(m.clone())), queries: m.clone() }
-            }
-            Some(m) if env_flag("MEMTREE_BENCH_MODEL", false) => {
-                Vectors::Model { nodes: m.clone(), queries: m.clone() }
-            }
-            Some(m) => Vectors::Hashing(m.clone()),
-        };
         let name = format!("beam pooled ({} chats, {} messages)", convs.len(), once.len());
-        lines.push(run_store(&name, once.clone(), &qs, vectors(false)));
+        lines.push(run_store(&name, once.clone(), &qs, Vectors::of(model.as_ref(), real_vectors, false)));
         if copies > 0 {
             let items = copied(&once, copies);
-            // With the model, its "+ vectors s" embeds each distinct text once (the memo).
-            let memo = if matches!(vectors(false), Vectors::Model { .. }) { ", texts embedded once" } else { "" };
+            // The copies' node texts are the chats' own, so the memo embeds each text once: the
+            // real model's vectors at 50k leaves for the cost of one copy. Its "+ vectors s"
+            // says so in the store's name.
+            let vectors = Vectors::of(model.as_ref(), real_vectors, true);
+            let memo = if matches!(vectors, Vectors::Model { .. }) { ", texts embedded once" } else { "" };
             let name = format!("beam pooled x{} ({} messages{memo})", copies + 1, items.len());
-            lines.push(run_store(&name, items, &qs, vectors(true)));
+            lines.push(run_store(&name, items, &qs, vectors));
         }
     } else if env_flag("MEMTREE_BENCH_BEAM_ON", true) {
         println!("<!-- BEAM corpus not found at {}: skipped -->", beam.display());

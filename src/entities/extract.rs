@@ -165,7 +165,7 @@ fn names(words: &[Word<'_>], gaz: &Gazetteer, opts: ExtractOptions, out: &mut BT
         let guessed = ids.iter().all(|(k, _)| {
             matches!(k, EntityKind::Misc | EntityKind::Product | EntityKind::Organization | EntityKind::Location)
         });
-        let title_case = !opts.case_insensitive && !typed && words[start].heading;
+        let title_case = !opts.case_insensitive && !typed && words[start].title_case;
         if len == 1 && guessed && common(start) || title_case {
             continue;
         }
@@ -260,7 +260,7 @@ fn names(words: &[Word<'_>], gaz: &Gazetteer, opts: ExtractOptions, out: &mut BT
         let head_noun = j == i + 1 && is_head_noun(&plain[i].to_lowercase());
         // In a heading or an emphasised label every word is capitalised ("### Next Steps",
         // "**Physical Activity:**"): as at a sentence start, only a typed context counts.
-        if words[i].heading && !typed_start {
+        if words[i].title_case && !typed_start {
             i = j;
             continue;
         }

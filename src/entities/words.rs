@@ -19,10 +19,10 @@ pub(super) struct Word<'a> {
     /// On a title-like line of a multi-line text (a heading, a signature, a table header):
     /// every word there is capitalised, so none is evidence of a name.
     pub title_line: bool,
-    /// In a Markdown heading (after its `#` marker, until its text runs into a sentence) or
-    /// in an emphasised span (`**Physical Activity:**`): headings and an answer's bold labels
-    /// are written in title case, so capitalisation there is no evidence of a name.
-    pub heading: bool,
+    /// In a Markdown heading on its own line (until its text runs into a sentence) or in an
+    /// emphasised span (`**Physical Activity:**`): headings and an answer's bold labels are
+    /// written in title case, so capitalisation there is no evidence of a name.
+    pub title_case: bool,
 }
 
 /// Split `text` into words. Lines are read one by one: a line break, a Markdown table cell
@@ -46,11 +46,12 @@ pub(super) fn split_words(text: &str) -> Vec<Word<'_>> {
                 // Emphasis opens at a word starting `*` (after an opening bracket or quote
                 // too) and closes at one ending `*` before its punctuation; a lone `**`
                 // toggles it. A sentence's end ends it too (an unclosed `*args`).
+                let marker = is_marker(raw);
                 let bare = raw.trim_start_matches(['(', '[', '"', '\'', '“', '‘']);
-                let opens = bare.starts_with('*') && !is_marker(raw);
+                let opens = bare.starts_with('*') && !marker;
                 let closes = raw.trim_end_matches(|c: char| c.is_ascii_punctuation() && c != '*').ends_with('*');
                 let lone = raw.chars().all(|c| c == '*') && raw.len() > 1;
-                if is_marker(raw) {
+                if marker {
                     // "### 4. **Title**": a list number right after a heading marker is the
                     // heading's.
                     title_case = raw.starts_with('#') && own_heading || (title_case && start);
@@ -93,7 +94,7 @@ pub(super) fn split_words(text: &str) -> Vec<Word<'_>> {
                     label: core.ends_with(':'),
                     tag: raw.starts_with(['#', '@']),
                     title_line: title,
-                    heading: title_case || emphasis || opens,
+                    title_case: title_case || emphasis || opens,
                 });
                 if opens || emphasis {
                     emphasis = !closes;

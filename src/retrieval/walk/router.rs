@@ -61,12 +61,10 @@ impl WalkArgs {
     }
 }
 
-/// The router's decision: the branch, the local intersection (empty unless local) and the
-/// hop distance of the pairs it came from (1: pairs sharing a leaf are adjacent).
+/// The router's decision: the branch and the local intersection (empty unless local).
 struct Route {
     branch: Branch,
     local: Vec<NodeId>,
-    hops: Option<u32>,
 }
 
 /// Answer `args.query`. Hits are leaves; `score` is the scorer's fused relevance (for local
@@ -416,7 +414,7 @@ fn prepare(
 /// store of long chats, issue 43). `max_hops` is accepted and validated as before and changes
 /// no answer.
 fn route(searcher: &IndexSearcher, qa: &QueryAnalysis, flt: &SearchFilter, args: &WalkArgs) -> Result<Route> {
-    let fallback = Route { branch: Branch::OccurrenceGlobal, local: Vec::new(), hops: None };
+    let fallback = Route { branch: Branch::OccurrenceGlobal, local: Vec::new() };
     if qa.entities.is_empty() {
         return Ok(Route { branch: Branch::Global, ..fallback });
     }
@@ -426,7 +424,7 @@ fn route(searcher: &IndexSearcher, qa: &QueryAnalysis, flt: &SearchFilter, args:
     if ids.is_empty() {
         return Ok(fallback);
     }
-    Ok(Route { branch: Branch::Local, local: ids, hops: Some(1) })
+    Ok(Route { branch: Branch::Local, local: ids })
 }
 
 /// The rows and hit parts of every node a response shows, read in one batch (what
@@ -471,7 +469,8 @@ fn leaf_hit(
         "from": r.from,
         "query_entities": qa.entities.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
         "coverage": cov,
-        "hops": route.hops,
+        // A local hit's pair shares a leaf: one hop apart.
+        "hops": (route.branch == Branch::Local).then_some(1),
         "time_window": qa.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
         "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "instruction": s.node.instruction, "fused": s.score},
     }));
