@@ -60,6 +60,7 @@ mod retrieval;
 mod shared;
 mod store;
 mod text;
+mod time;
 pub mod tool;
 mod tree;
 mod types;

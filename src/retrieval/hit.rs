@@ -116,12 +116,7 @@ pub struct EntityMatch {
     pub last_seen_ms: i64,
 }
 
-/// Epoch ms as RFC 3339 UTC with millisecond precision.
-pub fn rfc3339(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-        .unwrap_or_default()
-}
+pub use crate::time::rfc3339;
 
 /// Read back a hit's RFC 3339 time ([`rfc3339`]'s inverse), epoch ms; 0 for a time that
 /// does not parse.

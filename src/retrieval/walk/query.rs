@@ -77,7 +77,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         .collect();
     let surfaces: Vec<&str> =
         found.iter().filter(|m| m.kind == EntityKind::Person).map(|m| m.surface.as_str()).collect();
-    let mut time = super::time::read_time(q, mem.now_ms());
+    let mut time = crate::time::read_time(q, mem.now_ms());
     let ahead = time.window.filter(|w| w.0 > mem.now_ms());
     if ahead.is_some() {
         time.window = None;
@@ -223,7 +223,7 @@ fn without_time_words(q: &str) -> String {
         .filter(|w| {
             let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
             bare.is_empty()
-                || !(crate::text::is_time_word(&bare) || is_date_number(&bare) || super::time::is_numeric_date(&bare))
+                || !(crate::text::is_time_word(&bare) || is_date_number(&bare) || crate::time::is_numeric_date(&bare))
         })
         .collect::<Vec<_>>()
         .join(" ")

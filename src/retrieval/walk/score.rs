@@ -15,7 +15,7 @@
 
 use super::params::WalkParams;
 use super::query::{QueryAnalysis, person_key};
-use super::time::mentions_time_within;
+use crate::time::mentions_time_within;
 use crate::embed::{Rows, VectorMatrix};
 use crate::error::Result;
 use crate::index::{IndexSearcher, LevelFilter, SearchFilter};

@@ -1,4 +1,4 @@
-//! Time expressions in a question turned into a window `[since, until]` in epoch ms (UTC,
+//! Time expressions turned into windows. In a question (this file): a window `[since, until]` in epoch ms (UTC,
 //! inclusive), relative to an anchor: the engine's clock (`OpenOptions.clock`, so the CLI's
 //! `--now` applies). Walk answers from inside the window (SPEC §5.1): a question that names a
 //! time is bounded by it. So a reading that cannot be taken as written is said, never
@@ -16,9 +16,11 @@ mod absolute;
 mod calendar;
 mod numeric;
 mod relative;
+mod spoken;
 mod tokens;
 
 pub(crate) use numeric::is_numeric_date;
+pub use spoken::{MAX_SPOKEN, SpokenTime, speaks_of};
 
 use chrono::DateTime;
 
@@ -78,6 +80,11 @@ pub fn mentions_time_within(text: &str, anchor_ms: i64, window: (i64, i64)) -> b
     })
 }
 
+/// Epoch ms as RFC 3339 UTC with millisecond precision.
+pub fn rfc3339(ms: i64) -> String {
+    DateTime::from_timestamp_millis(ms).map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)).unwrap_or_default()
+}
+
 /// The window a question names, if any.
 pub fn time_window(question: &str, anchor_ms: i64) -> Option<(i64, i64)> {
     read_time(question, anchor_ms).window
@@ -117,7 +124,7 @@ pub fn read_time(question: &str, anchor_ms: i64) -> TimeReading {
     if read.window.0 > anchor_ms {
         notes.push(format!(
             "the window starts after now ({}): a time ahead bounds nothing; what was said about it ranks first",
-            crate::retrieval::rfc3339(anchor_ms)
+            rfc3339(anchor_ms)
         ));
     }
     TimeReading { window: Some(read.window), names_time: true, notes }

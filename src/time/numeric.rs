@@ -17,7 +17,7 @@ pub(super) const NUMERIC_RUN: &str = r"\d+(?:[./\-]\d+)+";
 static RUN: LazyLock<Regex> = LazyLock::new(|| Regex::new(NUMERIC_RUN).expect("valid regex"));
 
 /// The runs of digits joined by `-`, `/` or `.` in `text`, as the tokenizer finds them.
-fn numeric_runs(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn numeric_runs(text: &str) -> impl Iterator<Item = &str> {
     RUN.find_iter(text).map(|m| m.as_str())
 }
 

@@ -1,0 +1,209 @@
+//! The times a text speaks of, resolved when it is written against when it was said (SPEC
+//! §5.1, two clocks): "yesterday's dinner" said on 4 May speaks of 3 May, "next Saturday we
+//! fly" said on Monday 1 May of 6 May. The question readers' grammar (`absolute`,
+//! `relative`), with three differences, because a text is not a question:
+//! - a date or month written without a year is the occurrence nearest the day it was said
+//!   (within half a year either way): a text tells plans as often as memories, where a
+//!   question asks about the past;
+//! - what cannot be read with confidence is not stored: "on Friday" (the last one or the
+//!   next?), a numeric date the rule had to decide (`03.05.2018`), a range written backwards;
+//! - a time that holds the day the text was said ("today", "this week", "the last 3 days")
+//!   is not stored: the first clock already says it.
+
+use chrono::{DateTime, NaiveDate};
+use serde::Serialize;
+
+use super::calendar::{self, Window};
+use super::numeric::{Numeric, classify, numeric_runs};
+use super::tokens::{Tok, tokens};
+use super::{absolute, relative};
+
+/// A time a leaf's text speaks of: `[since_ms, until_ms]`, epoch ms, inclusive (whole UTC
+/// days, or the hours of "2 hours ago").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct SpokenTime {
+    /// First instant.
+    pub since_ms: i64,
+    /// Last instant.
+    pub until_ms: i64,
+}
+
+impl SpokenTime {
+    /// Whether it lies wholly inside `window` (`[since, until]`, inclusive): how a window
+    /// admits a leaf by the time it speaks of. Inside, not overlapping: "last month" does
+    /// not speak of one day of it.
+    pub fn inside(self, (since, until): (i64, i64)) -> bool {
+        self.since_ms >= since && self.until_ms <= until
+    }
+}
+
+/// The most times one leaf keeps: a long note full of dates is about none of them in
+/// particular, and a leaf's index document stays small.
+pub const MAX_SPOKEN: usize = 16;
+
+/// The most tokens a range takes.
+const RANGE_TOKENS: usize = 11;
+
+/// How far from the day a text was said a date without a year may lie, either way.
+const NEAREST_DAYS: i64 = 182;
+
+/// The times `text`, said at `said_ms`, speaks of: distinct, in time order, at most
+/// [`MAX_SPOKEN`] (the first ones the text names). Empty when it names none with confidence.
+pub fn speaks_of(text: &str, said_ms: i64) -> Vec<SpokenTime> {
+    let Some(today) = DateTime::from_timestamp_millis(said_ms).map(|t| t.date_naive()) else {
+        return Vec::new();
+    };
+    // The readers resolve a date without a year to the latest occurrence by the day they are
+    // given: by half a year after the text, that is the occurrence nearest it.
+    let Some(ahead) = calendar::add_days(today, NEAREST_DAYS) else { return Vec::new() };
+    let Some(said_day) = calendar::day(today) else { return Vec::new() };
+    let undecided = undecided_dates(text);
+    let t = tokens(text);
+    let mut out: Vec<SpokenTime> = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        let at = i;
+        i += 1;
+        if matches!(&t[at], Tok::Iso(d) if undecided.contains(d)) {
+            continue;
+        }
+        let read = match absolute::range(&t, at, ahead) {
+            // Written backwards: the question reader turns it round and says so; a text has
+            // no one to tell, and its two dates are not read on their own either (the end's
+            // year may be the start's): past the longest range ("from the 3rd of June 2018
+            // to the 5th of June 2018").
+            Some(r) if r.note.is_some() => {
+                i = at + RANGE_TOKENS;
+                continue;
+            }
+            Some(r) => Some(r.window),
+            None => read_at(&t, at, today, ahead, said_ms),
+        };
+        let Some((since_ms, until_ms)) = read else { continue };
+        // The day it was said, or a time holding it, is the first clock's.
+        if since_ms <= said_day.1 && until_ms >= said_day.0 {
+            continue;
+        }
+        let s = SpokenTime { since_ms, until_ms };
+        if !out.contains(&s) {
+            out.push(s);
+            if out.len() == MAX_SPOKEN {
+                break;
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The time an expression starting at `t[i]` names, if read with confidence.
+/// (Ranges are the caller's.)
+fn read_at(t: &[Tok], i: usize, today: NaiveDate, ahead: NaiveDate, said_ms: i64) -> Option<Window> {
+    absolute::week(t, i, ahead)
+        .or_else(|| absolute::date(t, i, ahead))
+        .or_else(|| {
+            // "On Friday" in a text is the last Friday or the next one, as its tense says:
+            // not guessed.
+            let bare_weekday = t.get(i).and_then(Tok::word) == Some("on");
+            if bare_weekday { None } else { relative::at(t, i, today, said_ms) }
+        })
+        .or_else(|| absolute::month_or_season(t, i, ahead))
+        .or_else(|| absolute::year(t, i))
+}
+
+/// The days written in digits whose reading the numeric rule had to decide (`03.05.2018`
+/// could be 5 March): a question says how it read them, a stored time cannot.
+fn undecided_dates(text: &str) -> Vec<NaiveDate> {
+    numeric_runs(text)
+        .filter_map(|run| match classify(run) {
+            Numeric::Date { date, note: Some(_) } => Some(date),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(s: &str) -> i64 {
+        DateTime::parse_from_rfc3339(s).unwrap().timestamp_millis()
+    }
+
+    fn days(first: &str, last: &str) -> SpokenTime {
+        SpokenTime { since_ms: ms(&format!("{first}T00:00:00Z")), until_ms: ms(&format!("{last}T23:59:59.999Z")) }
+    }
+
+    /// Monday 1 May 2023, 09:00 UTC.
+    const MONDAY: &str = "2023-05-01T09:00:00Z";
+
+    #[test]
+    fn plans_and_memories_resolve_from_when_they_were_said() {
+        let said = ms(MONDAY);
+        let cases: [(&str, &[(&str, &str)]); 12] = [
+            ("Next Saturday we fly to Lisbon for the conference", &[("2023-05-06", "2023-05-06")]),
+            ("Yesterday's dinner with Bruno was wonderful", &[("2023-04-30", "2023-04-30")]),
+            ("We went camping last weekend", &[("2023-04-29", "2023-04-30")]),
+            ("I'll call you tomorrow", &[("2023-05-02", "2023-05-02")]),
+            ("the move is next month", &[("2023-06-01", "2023-06-30")]),
+            ("I started the new job in March", &[("2023-03-01", "2023-03-31")]),
+            // Without a year: the nearest such day, ahead as readily as behind.
+            ("the conference is on May 20", &[("2023-05-20", "2023-05-20")]),
+            ("my birthday is on 10 October", &[("2023-10-10", "2023-10-10")]),
+            ("we met on December 20", &[("2022-12-20", "2022-12-20")]),
+            ("from May 8 to May 12 I am away", &[("2023-05-08", "2023-05-08"), ("2023-05-08", "2023-05-12"), ("2023-05-12", "2023-05-12")]),
+            ("We went to Japan in 2019 and again last summer", &[("2019-01-01", "2019-12-31"), ("2022-06-01", "2022-08-31")]),
+            ("three days ago the server fell over", &[("2023-04-28", "2023-04-28")]),
+        ];
+        for (text, want) in cases {
+            let mut want: Vec<SpokenTime> = want.iter().map(|(a, b)| days(a, b)).collect();
+            want.sort();
+            assert_eq!(speaks_of(text, said), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn what_is_not_read_with_confidence_is_not_stored() {
+        let said = ms(MONDAY);
+        for text in [
+            // The first clock's own day.
+            "Dinner with mum today",
+            "this week is busy",
+            "what a month this has been, this month",
+            "in the last 3 days I slept badly",
+            // Which Friday?
+            "see you on Friday",
+            // The rule had to decide (3 May or 5 March?).
+            "the invoice of 03.05.2022",
+            // Written backwards.
+            "between May 10 and May 1, 2022",
+            // Not dates at all.
+            "May I join the dinner?",
+            "This may take a while",
+            "version 1.2.3 on 192.168.1.1",
+            "We go swimming on Saturdays",
+            "February 30 is no day",
+        ] {
+            assert_eq!(speaks_of(text, said), Vec::new(), "{text}");
+        }
+        // A date the rule reads one way only is stored.
+        assert_eq!(speaks_of("the invoice of 25.12.2022", said), vec![days("2022-12-25", "2022-12-25")]);
+    }
+
+    #[test]
+    fn a_long_text_keeps_its_first_times() {
+        let text: String = (1..=28).map(|d| format!("On 2022-02-{d:02} we met. ")).collect();
+        let got = speaks_of(&text, ms(MONDAY));
+        assert_eq!(got.len(), MAX_SPOKEN);
+        assert_eq!(got[0], days("2022-02-01", "2022-02-01"));
+        assert!(got.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn inside_is_wholly_inside() {
+        let may6 = days("2023-05-06", "2023-05-06");
+        let week = days("2023-05-01", "2023-05-07");
+        assert!(may6.inside((week.since_ms, week.until_ms)));
+        assert!(!week.inside((may6.since_ms, may6.until_ms)));
+    }
+}
