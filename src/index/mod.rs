@@ -167,6 +167,11 @@ impl IndexWrite {
         }
         doc.add_date(f.time_start, DateTime::from_timestamp_millis(d.node.time_start_ms));
         doc.add_date(f.time_end, DateTime::from_timestamp_millis(d.node.time_end_ms));
+        // The second clock: derived from the row as the store derives it (`NodeRow::spoken`).
+        for t in d.node.spoken() {
+            doc.add_date(f.spoken_since, DateTime::from_timestamp_millis(t.since_ms));
+            doc.add_date(f.spoken_until, DateTime::from_timestamp_millis(t.until_ms));
+        }
         self.writer.add_document(self.pacer.pace(doc, d.node.content.len()))?;
         Ok(())
     }

@@ -46,6 +46,8 @@ pub struct Fields {
     pub topics: Field,
     pub time_start: Field,
     pub time_end: Field,
+    pub spoken_since: Field,
+    pub spoken_until: Field,
 }
 
 /// The schema version written in the JSON file; stored beside the index.
@@ -134,6 +136,8 @@ pub fn build() -> Result<(Schema, Fields)> {
         topics: get("topics")?,
         time_start: get("time_start")?,
         time_end: get("time_end")?,
+        spoken_since: get("spoken_since")?,
+        spoken_until: get("spoken_until")?,
     };
     Ok((schema, fields))
 }
@@ -143,7 +147,7 @@ mod tests {
     #[test]
     fn schema_file_builds_with_every_field() {
         let (schema, _) = super::build().unwrap();
-        assert_eq!(schema.fields().count(), 11);
-        assert_eq!(super::schema_version().unwrap(), 3);
+        assert_eq!(schema.fields().count(), 13);
+        assert_eq!(super::schema_version().unwrap(), 4);
     }
 }

@@ -11,6 +11,7 @@ pub use docs::NodeDoc;
 use super::node_ids::{NodeIdCache, SegmentNodeIds, corrupt};
 use super::schema::Fields;
 use crate::error::Result;
+use crate::time::{AdmittedBy, SpokenTime};
 use crate::types::{EntityId, NodeId, SourceKind};
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
@@ -45,7 +46,8 @@ pub struct SearchFilter {
     pub source_id: Option<String>,
     /// Only sources of this kind.
     pub source_kind: Option<SourceKind>,
-    /// Envelope overlaps `[since, until]` (epoch ms, inclusive).
+    /// `[since, until]` (epoch ms, inclusive) admits a node by either clock (SPEC §5.1): its
+    /// envelope overlaps it, or its text speaks of a time lying inside it.
     pub window_ms: Option<(i64, i64)>,
 }
 
@@ -61,16 +63,16 @@ impl SearchFilter {
     }
 
     /// The filter's scope, source and window conditions checked on a row: a node of
-    /// `tree_scope` whose envelope is `[start_ms, end_ms]`. The same conditions the index
-    /// applies (exact here, where the index widens the window by its dates' second), for
-    /// candidates that do not come through the index: the dense top, a window's nodes read
-    /// from the store. Levels and the source kind are the caller's to check (a row's level is
-    /// at hand, its tree's kind is not).
-    pub fn admits(&self, tree_scope: &str, start_ms: i64, end_ms: i64) -> bool {
+    /// `tree_scope` whose envelope is `[start_ms, end_ms]` and whose text speaks of `spoken`.
+    /// The same conditions the index applies (exact here, where the index widens the window
+    /// by its dates' second and cannot pair a leaf's spoken bounds), for candidates that do
+    /// not come through the index, and to check those that do. Levels and the source kind
+    /// are the caller's to check (a row's level is at hand, its tree's kind is not).
+    pub fn admits(&self, tree_scope: &str, start_ms: i64, end_ms: i64, spoken: &[SpokenTime]) -> bool {
         // `allowed_scopes` as a test, without building the set per row.
         self.scopes.as_ref().is_none_or(|s| s.contains(tree_scope))
             && self.source_id.as_ref().is_none_or(|s| s == tree_scope)
-            && self.window_ms.is_none_or(|(a, b)| end_ms >= a && start_ms <= b)
+            && self.window_ms.is_none_or(|w| AdmittedBy::window(w, start_ms, end_ms, spoken).is_some())
     }
 }
 
@@ -159,22 +161,32 @@ impl IndexSearcher {
             clauses.push(filter(term_q(Term::from_field_text(f.source_kind, kind.as_str()))));
         }
         if let Some((since, until)) = flt.window_ms {
-            // Overlap: start <= until AND end >= since. Indexed dates are truncated to
-            // seconds, so widen by a second; callers re-check exact bounds on the rows.
-            // tantivy keeps dates in i64 nanoseconds: a bound past year 2262 (an open end,
-            // `i64::MAX / 2`) would overflow into a negative time and match nothing.
+            // Indexed dates are truncated to seconds, so widen by a second; callers re-check
+            // exact bounds on the rows. tantivy keeps dates in i64 nanoseconds: a bound past
+            // year 2262 (an open end, `i64::MAX / 2`) would overflow into a negative time and
+            // match nothing.
             const MAX_MS: i64 = i64::MAX / 1_000_000 - 1_000;
             let date = |ms: i64| DateTime::from_timestamp_millis(ms.clamp(-MAX_MS, MAX_MS));
-            let until = date(until.saturating_add(1000));
-            let since = date(since.saturating_sub(1000));
-            clauses.push(filter(Box::new(RangeQuery::new(
-                Bound::Unbounded,
-                Bound::Included(Term::from_field_date_for_search(f.time_start, until)),
-            ))));
-            clauses.push(filter(Box::new(RangeQuery::new(
-                Bound::Included(Term::from_field_date_for_search(f.time_end, since)),
-                Bound::Unbounded,
-            ))));
+            let (until, since) = (date(until.saturating_add(1000)), date(since.saturating_sub(1000)));
+            let range = |field, from: Bound<DateTime>, to: Bound<DateTime>| -> Box<dyn Query> {
+                let term = |d| Term::from_field_date_for_search(field, d);
+                Box::new(RangeQuery::new(from.map(term), to.map(term)))
+            };
+            let both = |a: Box<dyn Query>, b: Box<dyn Query>| -> Box<dyn Query> {
+                Box::new(BooleanQuery::new(vec![(Occur::Must, a), (Occur::Must, b)]))
+            };
+            // Said in it: start <= until AND end >= since.
+            let said = both(
+                range(f.time_start, Bound::Unbounded, Bound::Included(until)),
+                range(f.time_end, Bound::Included(since), Bound::Unbounded),
+            );
+            // Speaks of a time inside it: some since and some until of the leaf inside
+            // (not necessarily one pair's: `admits` checks the pairs).
+            let spoken = both(
+                range(f.spoken_since, Bound::Included(since), Bound::Included(until)),
+                range(f.spoken_until, Bound::Included(since), Bound::Included(until)),
+            );
+            clauses.push(filter(Box::new(BooleanQuery::new(vec![(Occur::Should, said), (Occur::Should, spoken)]))));
         }
         Some(clauses)
     }

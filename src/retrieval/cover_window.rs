@@ -1,12 +1,20 @@
 //! `cover_window`: the minimal node set covering a time window — the topmost summaries whose
-//! envelope lies wholly inside it, plus the in-window leaves no such summary covers.
+//! envelope lies wholly inside it, plus the in-window leaves no such summary covers, plus the
+//! leaves said outside it that speak of a time inside it (SPEC §5.1's second clock: the
+//! dinner told the next day, the trip planned the week before). Each hit's `explain` says
+//! which clock admitted it.
 
 use super::hit::{QueryResponse, Scope, to_hits};
 use crate::error::Result;
 use crate::reader::MemoryReader;
-use crate::store::{NodeReads, NodeRow};
+use crate::store::{NodeReads, NodeRow, SpokenReads};
+use crate::time::AdmittedBy;
 use crate::types::{NodeId, SourceKind};
 use std::collections::{BTreeMap, HashSet};
+
+/// At most this many leaves speaking of the window are read (the earliest times first): a
+/// window of years on a large store is covered from its first this-many, not a scan.
+const SPOKEN_CAP: usize = 50_000;
 
 /// Arguments (validated: `since_ms <= until_ms`).
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +31,7 @@ pub struct CoverWindowArgs {
     pub limit: usize,
 }
 
-/// Score is 1.0. Hits are ordered by start time then id. When the cover has more nodes than
+/// Score is 1.0. Hits are ordered by start time (when said) then id. When the cover has more nodes than
 /// `limit`, sources take turns (earliest first within each), so one busy source cannot
 /// starve the others.
 ///
@@ -31,20 +39,27 @@ pub struct CoverWindowArgs {
 /// does not (a parent inside would cover it). Since a parent's envelope contains its
 /// children's, this picks exactly the topmost inside nodes.
 pub fn cover_window(mem: &MemoryReader, args: &CoverWindowArgs, scope: &Scope) -> Result<QueryResponse> {
-    let inside: Vec<NodeRow> = mem
-        .store()
-        .nodes_inside_window(args.since_ms, args.until_ms)?
-        .into_iter()
-        .filter(|n| {
-            let s = n.tree_id.scope();
-            scope.allows(s)
-                && args.source_id.as_ref().is_none_or(|id| id == s)
-                && args.source_kind.is_none_or(|k| source_kind_matches(mem, n, k))
-        })
-        .collect();
+    let wanted = |n: &NodeRow| {
+        let s = n.tree_id.scope();
+        scope.allows(s)
+            && args.source_id.as_ref().is_none_or(|id| id == s)
+            && args.source_kind.is_none_or(|k| source_kind_matches(mem, n, k))
+    };
+    let store = mem.store();
+    let inside: Vec<NodeRow> =
+        store.nodes_inside_window(args.since_ms, args.until_ms)?.into_iter().filter(|n| wanted(n)).collect();
     let ids: HashSet<&NodeId> = inside.iter().map(|n| &n.node_id).collect();
-    let cover: Vec<&NodeRow> =
-        inside.iter().filter(|n| n.parent_id.as_ref().is_none_or(|p| !ids.contains(p))).collect();
+    // Said outside the window, speaking of it: no summary inside covers them.
+    let speaking = store.leaves_speaking_within(args.since_ms, args.until_ms, SPOKEN_CAP)?;
+    let speaking: Vec<NodeRow> =
+        store.nodes(&speaking)?.into_iter().filter(|n| !ids.contains(&n.node_id) && wanted(n)).collect();
+    let spoken_ids: HashSet<&NodeId> = speaking.iter().map(|n| &n.node_id).collect();
+    let mut cover: Vec<&NodeRow> = inside
+        .iter()
+        .filter(|n| n.parent_id.as_ref().is_none_or(|p| !ids.contains(p)))
+        .chain(speaking.iter())
+        .collect();
+    cover.sort_by(|a, b| a.time_start_ms.cmp(&b.time_start_ms).then_with(|| a.node_id.cmp(&b.node_id)));
     let total = cover.len();
     let chosen: Vec<&NodeRow> = if total <= args.limit {
         cover
@@ -72,7 +87,11 @@ pub fn cover_window(mem: &MemoryReader, args: &CoverWindowArgs, scope: &Scope) -
         out.sort_by(|a, b| a.time_start_ms.cmp(&b.time_start_ms).then_with(|| a.node_id.cmp(&b.node_id)));
         out
     };
-    let hits = to_hits(mem, chosen.into_iter().map(|n| (n, 1.0)))?;
+    let mut hits = to_hits(mem, chosen.into_iter().map(|n| (n, 1.0)))?;
+    for h in &mut hits {
+        let by = if spoken_ids.contains(&NodeId(h.node_id.clone())) { AdmittedBy::SpeaksOf } else { AdmittedBy::Said };
+        h.explain = Some(serde_json::json!({ "admitted_by": by }));
+    }
     Ok(QueryResponse::new(hits, total))
 }
 

@@ -3,7 +3,8 @@
 
 use crate::error::Result;
 use crate::reader::MemoryReader;
-use crate::store::{BatchReads, NodeRow, TreeRow};
+use crate::store::{BatchReads, NodeRow, SpokenReads, TreeRow};
+use crate::time::SpokenTime;
 use crate::types::{EntityId, NodeId, NodeKind, TreeId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
@@ -62,6 +63,11 @@ pub struct RetrievalHit {
     pub child_ids: Vec<String>,
     /// Back-pointer (leaves).
     pub source_ref: Option<String>,
+    /// The times a leaf's text speaks of (SPEC §5.1's second clock), each `[since, until]`
+    /// RFC 3339 UTC, resolved against when it was said ("next Saturday" said on 1 May 2023:
+    /// 6 May). Empty otherwise, and then not serialised.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub speaks_of: Vec<[String; 2]>,
     /// The passage of `content` that best matches the query, with its character offsets:
     /// on leaves longer than one passage, in the modes that take a query (walk, and
     /// drill_down / query_source when given one). Absent otherwise, and then not serialised.
@@ -132,6 +138,7 @@ pub fn parse_rfc3339(s: &str) -> i64 {
 pub(crate) struct HitParts {
     entities: HashMap<NodeId, Vec<EntityId>>,
     topics: HashMap<NodeId, Vec<String>>,
+    spoken: HashMap<NodeId, Vec<SpokenTime>>,
     trees: HashMap<TreeId, TreeRow>,
 }
 
@@ -148,6 +155,7 @@ impl HitParts {
         Ok(HitParts {
             entities: store.entities_of_nodes(&ids)?,
             topics: store.topics_of_nodes(&ids)?,
+            spoken: store.spoken_times(&ids)?,
             trees: store
                 .trees_by_id(&trees.into_iter().collect::<Vec<_>>())?
                 .into_iter()
@@ -159,6 +167,11 @@ impl HitParts {
     /// The entities on `id`, sorted (empty for a node [`Self::read`] was not given).
     pub(crate) fn entities(&self, id: &NodeId) -> &[EntityId] {
         self.entities.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// The times `id` speaks of (empty for a node [`Self::read`] was not given).
+    pub(crate) fn spoken(&self, id: &NodeId) -> &[SpokenTime] {
+        self.spoken.get(id).map_or(&[], Vec::as_slice)
     }
 
     /// `n` as a hit with `score`.
@@ -180,6 +193,7 @@ impl HitParts {
             score,
             child_ids: n.child_ids.iter().map(|c| c.0.clone()).collect(),
             source_ref: n.source_ref.clone(),
+            speaks_of: self.spoken(&n.node_id).iter().map(|t| [rfc3339(t.since_ms), rfc3339(t.until_ms)]).collect(),
             snippet: None,
             explain: None,
             evidence: Vec::new(),

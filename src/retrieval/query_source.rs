@@ -1,14 +1,16 @@
 //! `query_source`: the summaries (and not-yet-sealed leaves) of the selected sources, newest
-//! first or reranked by similarity to a query.
+//! first or reranked by similarity to a query; within `time_window_days`, also the leaves
+//! said before it that speak of a time inside it (SPEC §5.1's second clock).
 
 use super::hit::{QueryResponse, Scope, to_hits};
 use super::rerank::{Fusion, rerank, with_cut_note};
 use super::snippet::attach_snippets;
 use crate::error::Result;
 use crate::reader::MemoryReader;
-use crate::store::{BatchReads, NodeReads, NodeRow};
-use crate::types::{NodeId, SourceKind};
-use std::collections::HashMap;
+use crate::store::{BatchReads, NodeReads, NodeRow, SpokenReads};
+use crate::time::AdmittedBy;
+use crate::types::{NodeId, SourceKind, TreeId};
+use std::collections::{HashMap, HashSet};
 
 /// Arguments (validated by the tool layer).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -26,6 +28,9 @@ pub struct QuerySourceArgs {
     pub limit: usize,
 }
 
+/// At most this many leaves speaking of the window are read (the earliest times first).
+const SPOKEN_CAP: usize = 50_000;
+
 /// Score: with `query`, the fused lexical+dense similarity in [0, 1]; without, 1.0 for every
 /// hit (the order is recency).
 ///
@@ -37,6 +42,7 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
     // whole rows (content, children) of every summary of a large store is what this mode
     // spent its time on. Full rows are read for the hits returned only.
     let mut cands: Vec<(NodeId, i64)> = Vec::new();
+    let mut allowed: HashSet<TreeId> = HashSet::new();
     for t in mem.store().trees()? {
         if !scope.allows(&t.tree_scope) {
             continue;
@@ -52,9 +58,24 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
         }
         cands.extend(mem.store().summary_ends(&t.tree_id)?);
         cands.extend(mem.store().buffer_ends(&t.tree_id, 0)?);
+        allowed.insert(t.tree_id);
     }
+    // The window admits by either clock (SPEC §5.1): beside what was said in it, the leaves
+    // said before it that speak of a time inside it, ordered by that time.
+    let mut spoken: HashSet<NodeId> = HashSet::new();
     if let Some(since) = since {
         cands.retain(|n| n.1 >= since);
+        let have: HashSet<NodeId> = cands.iter().map(|n| n.0.clone()).collect();
+        let window = (since, mem.now_ms());
+        let ids = mem.store().leaves_speaking_within(window.0, window.1, SPOKEN_CAP)?;
+        for b in mem.store().node_briefs(&ids)? {
+            if have.contains(&b.node_id) || !allowed.contains(&b.tree_id) {
+                continue;
+            }
+            let Some(when) = b.spoken.iter().filter(|t| t.inside(window)).map(|t| t.until_ms).max() else { continue };
+            spoken.insert(b.node_id.clone());
+            cands.push((b.node_id, when));
+        }
     }
     let total = cands.len();
     // Read up to the question cap (`text::cap_question`), as walk reads one.
@@ -72,6 +93,12 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
     let ids: Vec<NodeId> = ranked.iter().map(|r| r.0.clone()).collect();
     let rows: HashMap<NodeId, NodeRow> = mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
     let mut hits = to_hits(mem, ranked.iter().filter_map(|(id, s)| rows.get(id).map(|n| (n, *s))))?;
+    if since.is_some() {
+        for h in &mut hits {
+            let by = if spoken.contains(&NodeId(h.node_id.clone())) { AdmittedBy::SpeaksOf } else { AdmittedBy::Said };
+            h.explain = Some(serde_json::json!({ "admitted_by": by }));
+        }
+    }
     if let Some(q) = query {
         attach_snippets(&mem.index().searcher(), q, &mut hits)?;
     }

@@ -8,6 +8,7 @@
 use super::nodes::tree_from_row;
 use super::{NodeRow, Reader, TreeRow, json_list};
 use crate::error::Result;
+use crate::time::SpokenTime;
 use crate::types::{EntityId, NodeId, TreeId};
 use rusqlite::params;
 use std::collections::HashMap;
@@ -33,6 +34,8 @@ pub struct NodeBrief {
     pub assistant: bool,
     /// Holds a standing instruction (`NodeRow::FLAG_INSTRUCTION`).
     pub instruction: bool,
+    /// The times its text speaks of (`spoken_times`; none for a summary).
+    pub spoken: Vec<SpokenTime>,
 }
 
 impl NodeBrief {
@@ -40,6 +43,19 @@ impl NodeBrief {
     pub fn is_leaf(&self) -> bool {
         self.level == 0
     }
+}
+
+/// The spoken times of the row's node, as a column: a JSON array of `[since, until]` pairs.
+const SPOKEN_COL: &str = "(SELECT json_group_array(json_array(s.since_ms, s.until_ms)) \
+     FROM spoken_times s WHERE s.node_key = n.node_key)";
+
+/// The spoken times in column `i` ([`SPOKEN_COL`]).
+fn spoken_column(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Vec<SpokenTime>> {
+    let pairs: Vec<(i64, i64)> = serde_json::from_str(text_column(r, i)?)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))?;
+    let mut out: Vec<SpokenTime> = pairs.into_iter().map(|(since_ms, until_ms)| SpokenTime { since_ms, until_ms }).collect();
+    out.sort();
+    Ok(out)
 }
 
 /// A TEXT column of a row, borrowed.
@@ -84,10 +100,10 @@ pub trait BatchReads: Reader {
     /// Briefs of several nodes, in the order asked (a repeated id repeats); unknown ids are
     /// skipped.
     fn node_briefs(&self, ids: &[NodeId]) -> Result<Vec<NodeBrief>> {
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT j.key, n.node_id, n.tree_id, n.level, n.parent_id, n.author, n.time_start_ms, n.time_end_ms, n.flags \
-             FROM json_each(?1) j JOIN nodes n ON n.node_id = j.value",
-        )?;
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT j.key, n.node_id, n.tree_id, n.level, n.parent_id, n.author, n.time_start_ms, n.time_end_ms, n.flags, \
+             {SPOKEN_COL} FROM json_each(?1) j JOIN nodes n ON n.node_id = j.value",
+        ))?;
         let rows = stmt.query_map([id_array(ids)?], |r| {
             let flags: u32 = r.get(8)?;
             Ok((
@@ -102,6 +118,7 @@ pub trait BatchReads: Reader {
                     time_end_ms: r.get(7)?,
                     assistant: flags & NodeRow::FLAG_ASSISTANT != 0,
                     instruction: flags & NodeRow::FLAG_INSTRUCTION != 0,
+                    spoken: spoken_column(r, 9)?,
                 },
             ))
         })?;
@@ -128,13 +145,13 @@ pub trait BatchReads: Reader {
     /// `cover_window` covers), by start time then id, with its number of entities and
     /// topics; at most `limit` (the earliest).
     fn nodes_inside_with_salience(&self, since_ms: i64, until_ms: i64, limit: usize) -> Result<Vec<WindowNode>> {
-        let mut stmt = self.conn().prepare_cached(
+        let mut stmt = self.conn().prepare_cached(&format!(
             "SELECT n.node_id, n.tree_id, n.level, n.parent_id, n.author, n.time_start_ms, n.time_end_ms, n.flags, \
              (SELECT count(*) FROM node_entities e WHERE e.node_key = n.node_key) \
-             + (SELECT count(*) FROM node_topics t WHERE t.node_id = n.node_id) \
+             + (SELECT count(*) FROM node_topics t WHERE t.node_id = n.node_id), {SPOKEN_COL} \
              FROM nodes n WHERE n.time_start_ms >= ?1 AND n.time_start_ms <= ?2 AND n.time_end_ms <= ?2 \
              ORDER BY n.time_start_ms, n.node_id LIMIT ?3",
-        )?;
+        ))?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = stmt.query_map(params![since_ms, until_ms, limit], |r| {
             let flags: u32 = r.get(7)?;
@@ -149,6 +166,7 @@ pub trait BatchReads: Reader {
                     time_end_ms: r.get(6)?,
                     assistant: flags & NodeRow::FLAG_ASSISTANT != 0,
                     instruction: flags & NodeRow::FLAG_INSTRUCTION != 0,
+                    spoken: spoken_column(r, 9)?,
                 },
                 salience: r.get(8)?,
             })

@@ -22,6 +22,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0010_models.sql", include_str!("../../index_schema/sql/0010_models.sql")),
     ("0011_note_roots.sql", include_str!("../../index_schema/sql/0011_note_roots.sql")),
     ("0012_forgotten.sql", include_str!("../../index_schema/sql/0012_forgotten.sql")),
+    ("0013_spoken_times.sql", include_str!("../../index_schema/sql/0013_spoken_times.sql")),
 ];
 
 /// The code step of a migration, by file name.
@@ -29,6 +30,7 @@ fn after_sql(name: &str) -> Option<AfterSql> {
     match name {
         "0003_vector_codes.sql" => Some(super::vectors::convert_f32_vectors),
         "0008_instruction_flags.sql" => Some(super::nodes::flag_standing_instructions),
+        "0013_spoken_times.sql" => Some(super::spoken::derive_spoken_times),
         _ => None,
     }
 }

@@ -10,6 +10,7 @@ mod models;
 mod nodes;
 mod note_roots;
 mod recall;
+mod spoken;
 mod stats;
 mod vectors;
 
@@ -21,6 +22,7 @@ pub use models::{Adopted, ModelReads};
 pub use nodes::{BufferStats, NodeKey, NodeReads, NodeRow, SourceRow, TopicReads, TreeRow};
 pub use note_roots::NoteRootReads;
 pub use recall::RecallReads;
+pub use spoken::SpokenReads;
 pub use stats::{SourceSummary, StatsReads, StoreCounts, StoredNote};
 pub use vectors::{NewVector, VectorMark, VectorReads};
 

@@ -357,7 +357,7 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Insert a node row; returns its key.
+    /// Insert a node row, and a leaf's spoken times; returns its key.
     pub fn insert_node(&self, n: &NodeRow) -> Result<NodeKey> {
         let mut stmt = self.tx.prepare_cached(&format!(
             "INSERT INTO nodes ({NODE_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
@@ -380,7 +380,10 @@ impl Tx<'_> {
             n.flags,
             n.appended_ms,
         ])?;
-        Ok(NodeKey(self.tx.last_insert_rowid()))
+        let key = NodeKey(self.tx.last_insert_rowid());
+        // The second clock is written with the leaf, whatever writes it (a write, a restore).
+        self.insert_spoken(key, &n.spoken())?;
+        Ok(key)
     }
 
     /// Record that `children` were sealed under `parent`.

@@ -37,6 +37,30 @@ impl SpokenTime {
     }
 }
 
+/// Which clock lets a node into a window (SPEC §5.1), said in a hit's `explain.admitted_by`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AdmittedBy {
+    /// Said inside it: its envelope overlaps the window.
+    Said,
+    /// Said outside it, and its text speaks of a time inside it (a plan, a memory).
+    SpeaksOf,
+}
+
+impl AdmittedBy {
+    /// How `window` admits a node said over `[start_ms, end_ms]` whose text speaks of
+    /// `spoken`, if it does: by when it was said first.
+    pub fn window(window: (i64, i64), start_ms: i64, end_ms: i64, spoken: &[SpokenTime]) -> Option<AdmittedBy> {
+        if end_ms >= window.0 && start_ms <= window.1 {
+            Some(AdmittedBy::Said)
+        } else if spoken.iter().any(|t| t.inside(window)) {
+            Some(AdmittedBy::SpeaksOf)
+        } else {
+            None
+        }
+    }
+}
+
 /// The most times one leaf keeps: a long note full of dates is about none of them in
 /// particular, and a leaf's index document stays small.
 pub const MAX_SPOKEN: usize = 16;

@@ -18,4 +18,4 @@ pub use query::{QueryAnalysis, analyse_query};
 pub use rank::{Branch, Origin};
 pub use router::{WalkArgs, WalkCandidates, walk, walk_candidates};
 pub use score::{CandidateSignals, replay};
-pub use crate::time::{TimeReading, mentions_time_within, read_time, time_window};
+pub use crate::time::{TimeReading, read_time, time_window};

@@ -28,10 +28,8 @@ pub struct QueryAnalysis {
     /// lies inside it (SPEC §5.1).
     pub window: Option<(i64, i64)>,
     /// A window the question names that bounds nothing (`window` is then `None`), and whose
-    /// time the leaves that speak of it are preferred for (`score.rs`): one that lies after
-    /// now ("next Saturday", "next month": what is asked is what was said about that time, a
-    /// plan, an arrangement, since nothing can be said inside it yet), or one inside which
-    /// nothing lies (`router.rs`: the walk is asked again without the bound).
+    /// time the leaves that speak of it are preferred for (`score.rs`): one inside which
+    /// nothing lies by either clock (`router.rs`: the walk is asked again without the bound).
     pub soft_window: Option<(i64, i64)>,
     /// What the response's `explain.notes` says of the reading: a question cut to the cap
     /// (`text::cap_question`), and how the time was read when not as written (an impossible
@@ -77,11 +75,10 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         .collect();
     let surfaces: Vec<&str> =
         found.iter().filter(|m| m.kind == EntityKind::Person).map(|m| m.surface.as_str()).collect();
-    let mut time = crate::time::read_time(q, mem.now_ms());
-    let ahead = time.window.filter(|w| w.0 > mem.now_ms());
-    if ahead.is_some() {
-        time.window = None;
-    }
+    // A window ahead of now bounds like any other: nothing is said inside it yet, so what it
+    // admits is what speaks of it (the plans, by the second clock); when nothing does, the
+    // router asks again without the bound (`soft_window`).
+    let time = crate::time::read_time(q, mem.now_ms());
     // A question that names a time is answered from inside it: the words that name or frame
     // the time ("what happened", "last", "Tuesday") would only match other days' text.
     let names_time = time.names_time;
@@ -93,9 +90,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     if names_time {
         words.retain(|w| !frames_time(w));
     }
-    // A time ahead is asked about through what was said of it, ranked, not listed from the
-    // tree (nothing lies inside it).
-    let time_only = names_time && ahead.is_none() && words.is_empty() && entities.is_empty();
+    let time_only = names_time && words.is_empty() && entities.is_empty();
     let mut lexical = if words.is_empty() && !names_time { q.to_string() } else { words.join(" ") };
     if about {
         // What answers "who is X" says who X is: "who's who", "X, who leads…".
@@ -118,7 +113,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         lexical,
         dense,
         window: time.window,
-        soft_window: ahead,
+        soft_window: None,
         notes: cut.into_iter().chain(time.notes).collect(),
         time_only,
         asks_assistant: intent::asks_for_assistant(q),

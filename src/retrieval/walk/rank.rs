@@ -45,6 +45,9 @@ pub enum Origin {
     Reply,
     /// A time-only question's answer (`timeline.rs`): a topmost summary inside the window.
     WindowSummary,
+    /// A time-only question's answer: a leaf said outside the window that speaks of a time
+    /// inside it (SPEC §5.1's second clock).
+    WindowSpoken,
     /// A time-only question's answer: an in-window leaf carrying many entities and topics.
     WindowSalient,
     /// A time-only question's answer: the window's other leaves, in time order.
@@ -185,6 +188,7 @@ mod tests {
             Origin::GlobalFill,
             Origin::Reply,
             Origin::WindowSummary,
+            Origin::WindowSpoken,
             Origin::WindowSalient,
             Origin::WindowTime,
         ];
@@ -196,6 +200,7 @@ mod tests {
             json!("global_fill"),
             json!("reply"),
             json!("window_summary"),
+            json!("window_spoken"),
             json!("window_salient"),
             json!("window_time"),
         ];

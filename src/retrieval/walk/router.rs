@@ -20,6 +20,7 @@ use crate::retrieval::hit::{HitParts, QueryResponse, RetrievalHit, Scope};
 use crate::retrieval::snippet::{Headline, Headlines, attach_snippets};
 use crate::store::{NodeReads, NodeRow};
 use crate::types::{EntityId, NodeId};
+use crate::time::AdmittedBy;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
@@ -309,6 +310,7 @@ fn timeline_response(
             "branch": "timeline",
             "from": c.from,
             "salience": c.salience,
+            "admitted_by": c.admitted_by,
             "time_window": qa.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
         }));
         hits.push(h);
@@ -472,6 +474,10 @@ fn leaf_hit(
         // A local hit's pair shares a leaf: one hop apart.
         "hops": (route.branch == Branch::Local).then_some(1),
         "time_window": qa.window.map(|(a, b)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)]),
+        // Which clock let it into the window: said inside it, or speaking of it.
+        "admitted_by": qa.window.and_then(|w| {
+            AdmittedBy::window(w, node.time_start_ms, node.time_end_ms, rows.parts.spoken(&node.node_id))
+        }),
         "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "instruction": s.node.instruction, "fused": s.score},
     }));
     Ok(h)

@@ -15,16 +15,15 @@
 
 use super::params::WalkParams;
 use super::query::{QueryAnalysis, person_key};
-use crate::time::mentions_time_within;
 use crate::embed::{Rows, VectorMatrix};
 use crate::error::Result;
 use crate::index::{IndexSearcher, LevelFilter, SearchFilter};
 use crate::reader::MemoryReader;
 use crate::retrieval::rerank::{Fusion, min_max, min_max_at_least, min_max_map};
-use crate::store::{BatchReads, NodeBrief, NodeReads};
+use crate::store::{BatchReads, NodeBrief};
 use crate::types::{NodeId, TreeId};
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 /// A window that holds at most this many leaves is searched densely inside it (each leaf's
 /// cosine read): the store-wide dense top would mostly lie outside a narrow window. A wider
@@ -155,7 +154,7 @@ pub fn candidate_signals(
     let rows = g.ctx.rows.into_iter().zip(g.ctx.next).zip(g.parts);
     let rows = rows
         .map(|((n, next), p)| {
-            let (speaker, in_window, speaks_of) = boosts(qa, &n, &g.speaks_of);
+            let (speaker, in_window, speaks_of) = boosts(qa, &n);
             CandidateSignals {
                 parent: n.parent_id.as_ref().and_then(|id| g.parent_score.get(id)).copied().unwrap_or(0.0),
                 session: n.parent_id,
@@ -226,9 +225,6 @@ struct Gathered {
     parts: Vec<Parts>,
     parent_score: HashMap<NodeId, f64>,
     has_dense: bool,
-    /// For a window that bounds nothing (`QueryAnalysis::soft_window`): the candidates that
-    /// speak of that time.
-    speaks_of: HashSet<NodeId>,
 }
 
 /// One row's signals before they are combined.
@@ -260,13 +256,8 @@ fn gather(
         _ => None,
     };
     let dense = held.as_ref().map(|(q, d)| DenseQuery { q: q.as_slice(), vectors: d.vectors() });
-    let (mut cand, mut bm25) = first_stage(searcher, qa, flt, params, extra, dense)?;
-    let later = told_outside(mem, searcher, qa, flt, params, dense)?;
-    for (id, s) in &later {
-        cand.insert(id.clone());
-        bm25.entry(id.clone()).or_insert(*s);
-    }
-    let ctx = context(mem, flt, cand, &later)?;
+    let (cand, mut bm25) = first_stage(searcher, qa, flt, params, extra, dense)?;
+    let ctx = context(mem, flt, cand)?;
     // Neighbours outside the candidate set have BM25 too: score them among themselves.
     let need: Vec<NodeId> = ctx
         .neighbours
@@ -286,8 +277,7 @@ fn gather(
     let sum_hits = searcher.bm25_top(&qa.lexical, &summaries, SUMMARY_CANDIDATES)?;
     let parent_score = min_max_map(&sum_hits.into_iter().map(|(id, s)| (id, f64::from(s))).collect());
     let parts = parts(&ctx, &bm25, dense);
-    let speaks_of = speaking_of(mem, qa, &ctx.rows)?;
-    Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some(), speaks_of })
+    Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some() })
 }
 
 /// The candidates: the BM25 top `candidates` leaves, `extra`, and the dense top `candidates`
@@ -336,63 +326,6 @@ fn first_stage(
     Ok((cand, bm25))
 }
 
-/// For a question that names a time: the leaves written outside it that speak of it (the
-/// dinner of 3 May told on 4 May as "yesterday", or planned on 28 April as "next
-/// Wednesday"), among the store-wide BM25 and dense tops, with their BM25. A question asks
-/// about when things happened as often as about when they were said (LoCoMo's dated
-/// questions: 35 of 183 have their evidence told later); such a leaf counts as inside the
-/// window (`mentions_time_within`, read from the leaf's own date). A window thus admits a
-/// leaf by when it was said or by the time it speaks of.
-fn told_outside(
-    mem: &MemoryReader,
-    searcher: &IndexSearcher,
-    qa: &QueryAnalysis,
-    flt: &SearchFilter,
-    params: &WalkParams,
-    dense: Option<DenseQuery<'_>>,
-) -> Result<HashMap<NodeId, f64>> {
-    let (Some(window), Some(_)) = (flt.window_ms, qa.window) else { return Ok(HashMap::new()) };
-    let open = SearchFilter { levels: LevelFilter::Leaves, window_ms: None, ..flt.clone() };
-    let mut pool: HashMap<NodeId, f64> = searcher
-        .bm25_top(&qa.lexical, &open, params.candidates)?
-        .into_iter()
-        .map(|(id, s)| (id, f64::from(s)))
-        .collect();
-    if let Some(d) = dense {
-        for (id, _) in d.vectors.top_k(d.q, params.candidates, Rows::Leaves) {
-            pool.entry(NodeId(id)).or_insert(0.0);
-        }
-    }
-    let ids: Vec<NodeId> = pool.keys().cloned().collect();
-    let mut out = HashMap::new();
-    for n in mem.store().nodes(&ids)? {
-        // Said before the window, a leaf speaks of it as a plan ("next week we fly to
-        // Lisbon"); after it, as a memory ("yesterday's dinner").
-        let outside = n.time_end_ms < window.0 || n.time_start_ms > window.1;
-        if n.level == 0 && outside && mentions_time_within(&n.content, n.time_start_ms, window) {
-            let s = pool.get(&n.node_id).copied().unwrap_or(0.0);
-            out.insert(n.node_id, s);
-        }
-    }
-    Ok(out)
-}
-
-/// For a window that bounds nothing (`QueryAnalysis::soft_window`: it lies ahead, or nothing
-/// lies in it): the rows whose text speaks of a time inside it, read from each leaf's own
-/// date ("next Saturday" said on a Monday). None otherwise: a window that bounds the walk
-/// holds every candidate already.
-fn speaking_of(mem: &MemoryReader, qa: &QueryAnalysis, rows: &[NodeBrief]) -> Result<HashSet<NodeId>> {
-    let Some(window) = qa.soft_window else { return Ok(HashSet::new()) };
-    let ids: Vec<NodeId> = rows.iter().map(|n| n.node_id.clone()).collect();
-    Ok(mem
-        .store()
-        .nodes(&ids)?
-        .into_iter()
-        .filter(|n| mentions_time_within(&n.content, n.time_start_ms, window))
-        .map(|n| n.node_id)
-        .collect())
-}
-
 /// The rows of the candidates that are leaves passing `flt`, and the neighbours that give
 /// each its context: the turns before and after it among its parent's children (or its
 /// tree's open buffer when not sealed yet).
@@ -400,14 +333,9 @@ fn context(
     mem: &MemoryReader,
     flt: &SearchFilter,
     cand: BTreeSet<NodeId>,
-    later: &HashMap<NodeId, f64>,
 ) -> Result<Context> {
     let rows = mem.store().node_briefs(&cand.into_iter().collect::<Vec<_>>())?;
-    let any_time = SearchFilter { window_ms: None, ..flt.clone() };
-    let rows: Vec<NodeBrief> = rows
-        .into_iter()
-        .filter(|n| n.is_leaf() && (passes(n, flt) || later.contains_key(&n.node_id) && passes(n, &any_time)))
-        .collect();
+    let rows: Vec<NodeBrief> = rows.into_iter().filter(|n| n.is_leaf() && passes(n, flt)).collect();
     let mut by_parent: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut by_buffer: HashMap<&TreeId, Vec<usize>> = HashMap::new();
     for (i, n) in rows.iter().enumerate() {
@@ -509,18 +437,19 @@ fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
 
 /// Whether `n` is written by a person the question names, whether it lies inside the time
 /// window the question names, and whether it speaks of the time of a window that bounds
-/// nothing (`speaks_of`).
-fn boosts(qa: &QueryAnalysis, n: &NodeBrief, speaks_of: &HashSet<NodeId>) -> (bool, bool, bool) {
+/// nothing (its stored spoken times, `NodeBrief::spoken`).
+fn boosts(qa: &QueryAnalysis, n: &NodeBrief) -> (bool, bool, bool) {
     // `people` are folded (`QueryAnalysis::people`): "Fernandez" asks about "Fernández".
     let speaker = n.author.as_ref().is_some_and(|a| {
         let a = person_key(a);
         qa.people.contains(&a)
     });
-    // Every candidate of a question that names a time lies in its window or speaks of it
-    // (`told_outside`): the boost is the same for all of them, kept for the dumps' replay. A
-    // soft window bounds nothing: the leaves that speak of it get their own boost.
+    // Every candidate of a question that names a time lies in its window by one clock or
+    // the other (`SearchFilter::admits`): the boost is the same for all of them, kept for
+    // the dumps' replay. A soft window bounds nothing: the leaves that speak of it get their
+    // own boost.
     let in_window = qa.window.is_some();
-    let spoken = qa.soft_window.is_some() && speaks_of.contains(&n.node_id);
+    let spoken = qa.soft_window.is_some_and(|w| n.spoken.iter().any(|t| t.inside(w)));
     (speaker, in_window, spoken)
 }
 
@@ -528,11 +457,11 @@ fn boosts(qa: &QueryAnalysis, n: &NodeBrief, speaks_of: &HashSet<NodeId>) -> (bo
 /// `dense` share, + `parent` × the parent summary's normalised BM25, + the speaker and
 /// time-window boosts. Best first, ties by id.
 fn fuse(qa: &QueryAnalysis, params: &WalkParams, g: Gathered, raw: &Raw) -> Vec<Scored> {
-    let Gathered { ctx: Context { rows, next, .. }, parent_score, has_dense, speaks_of, .. } = g;
+    let Gathered { ctx: Context { rows, next, .. }, parent_score, has_dense, .. } = g;
     let boosts: Vec<Boosts> = rows
         .iter()
         .map(|n| {
-            let (speaker, in_window, spoken) = boosts(qa, n, &speaks_of);
+            let (speaker, in_window, spoken) = boosts(qa, n);
             let parent = n.parent_id.as_ref().and_then(|p| parent_score.get(p)).copied().unwrap_or(0.0);
             Boosts { parent, speaker, in_window, speaks_of: spoken, assistant: n.assistant, instruction: n.instruction }
         })
@@ -649,7 +578,7 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
 
 /// Whether a row passes the filter's scope, source and window ([`SearchFilter::admits`]).
 pub(super) fn passes(n: &NodeBrief, flt: &SearchFilter) -> bool {
-    flt.admits(n.tree_id.scope(), n.time_start_ms, n.time_end_ms)
+    flt.admits(n.tree_id.scope(), n.time_start_ms, n.time_end_ms, &n.spoken)
 }
 
 #[cfg(test)]

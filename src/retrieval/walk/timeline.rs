@@ -3,15 +3,18 @@
 //! window's content by salience, read from the tree (SPEC §5.1). First the topmost
 //! summaries lying inside the window, as `cover_window` finds them, one per source a round
 //! (so one busy channel cannot fill the answer), a summary over a single child left out (it
-//! would say its leaf's words twice); then the in-window leaves that carry the most entities
-//! and topics; then the other leaves in time order.
+//! would say its leaf's words twice); then the leaves said outside the window that speak of
+//! a time inside it (the dinner of 3 May told on the 4th as "yesterday", the trip planned
+//! for it: SPEC §5.1's second clock), by that time; then the in-window leaves that carry the
+//! most entities and topics; then the other leaves in time order.
 
 use super::rank::Origin;
 use super::score::passes;
 use crate::error::Result;
 use crate::index::SearchFilter;
 use crate::reader::MemoryReader;
-use crate::store::{BatchReads, WindowNode};
+use crate::store::{BatchReads, SpokenReads, WindowNode};
+use crate::time::AdmittedBy;
 use crate::types::NodeId;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
@@ -33,6 +36,8 @@ pub struct TimelineHit {
     pub from: Origin,
     /// Its entities and topics counted.
     pub salience: u32,
+    /// Which clock let it into the window.
+    pub admitted_by: AdmittedBy,
 }
 
 /// The answer to a time-only question about `window`, within `flt`'s scope and sources:
@@ -80,16 +85,35 @@ pub fn timeline(
     let summaries: Vec<&WindowNode> =
         inside.iter().filter(|n| !n.brief.is_leaf() && !single(&n.brief.node_id) && !covered(n)).collect();
     let leaves: Vec<&WindowNode> = inside.iter().filter(|n| n.brief.is_leaf()).collect();
-    let total = summaries.len() + leaves.len();
+    // Said outside it, speaking of it: the store gives them by the time they speak of.
+    let store = mem.store();
+    let speaking = store.leaves_speaking_within(window.0, window.1, WINDOW_NODES)?;
+    let speaking: Vec<WindowNode> = store
+        .node_briefs(&speaking)?
+        .into_iter()
+        .filter(|b| !ids.contains(&b.node_id) && passes(b, flt))
+        .map(|brief| WindowNode { brief, salience: 0 })
+        .collect();
+    let total = summaries.len() + leaves.len() + speaking.len();
 
     let mut out: Vec<TimelineHit> = Vec::with_capacity(limit.min(total));
-    let hit =
-        |n: &WindowNode, from: Origin| TimelineHit { node_id: n.brief.node_id.clone(), from, salience: n.salience };
+    let hit = |n: &WindowNode, from: Origin| TimelineHit {
+        node_id: n.brief.node_id.clone(),
+        from,
+        salience: n.salience,
+        admitted_by: if from == Origin::WindowSpoken { AdmittedBy::SpeaksOf } else { AdmittedBy::Said },
+    };
     for n in by_source_rounds(&summaries, &leaves) {
         if out.len() == limit {
             return Ok((out, total));
         }
         out.push(hit(n, Origin::WindowSummary));
+    }
+    for n in &speaking {
+        if out.len() == limit {
+            return Ok((out, total));
+        }
+        out.push(hit(n, Origin::WindowSpoken));
     }
     let left = limit.saturating_sub(out.len());
     let salient_slots = (left as f64 * SALIENT_SHARE).ceil() as usize;
