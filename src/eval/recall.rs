@@ -1,7 +1,8 @@
 //! The recall harness: ingest a corpus's samples (LoCoMo conversations, or files imported as a
 //! user would), ask every question with evidence through each system, and measure fractional
 //! evidence recall over leaves at several k, plus the share of evidence inside a 2,000-token
-//! context budget.
+//! context budget. Questions that name their evidence sessions (LongMemEval) are also scored
+//! at the session level: whether any, and whether all, of those sessions hold one of the top k.
 
 use super::Fts5Baseline;
 use super::corpus::{Sample, evidence_key};
@@ -12,7 +13,7 @@ use crate::clock::ManualClock;
 use crate::embed::Rows;
 use crate::error::Result;
 use crate::ingest::import::Format;
-use crate::ingest::import::locomo::dia_id_of;
+use crate::ingest::import::locomo::{dia_id_of, session_of};
 use crate::memory::{ImportOptions, Memory};
 use crate::options::OpenOptions;
 use crate::reader::MemoryReader;
@@ -64,7 +65,8 @@ pub struct RecallConfig {
     pub candidates: bool,
     /// The clock questions are asked at, epoch ms (`--now`); `None` = the end of the day
     /// after the store's newest leaf: a user asks about a conversation after it, and "in May"
-    /// or "last week" are read from there, not from the day the harness runs.
+    /// or "last week" are read from there, not from the day the harness runs. A question that
+    /// carries its own date (`Question::asked_ms`) is asked at that date unless this is given.
     pub now_ms: Option<i64>,
     /// Ask the time-question set (`time_questions.rs`) about every day with at least this
     /// many turns (per-conversation setting only; 0 = none).
@@ -83,6 +85,16 @@ struct Outcome {
     /// an upper bound on what the snippets themselves hold.
     budget_snippets: f64,
     micros: u128,
+    /// Session-level recall, for a question that names its evidence sessions.
+    sessions: Option<SessionRecall>,
+}
+
+/// Session-level recall at each cut-off (LongMemEval's `recall_any@k` and `recall_all@k`):
+/// 1 when any (all) of the question's evidence sessions hold one of the top k leaves, else 0.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct SessionRecall {
+    any: Vec<f64>,
+    all: Vec<f64>,
 }
 
 /// One question's outcome with what it is grouped by.
@@ -171,6 +183,13 @@ pub struct QuestionDetail {
     pub evidence: Vec<String>,
     /// Recall at each cut-off, by name (`recall@10`).
     pub recall: BTreeMap<String, f64>,
+    /// The sessions that hold its evidence, when the corpus names them (LongMemEval).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence_sessions: Vec<u32>,
+    /// Session-level recall at each cut-off, by name (`recall_any@10`, `recall_all@10`), for a
+    /// question with `evidence_sessions`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub session_recall: BTreeMap<String, f64>,
     /// The turn ids of the hits, best first, as many as the largest cut-off (at least 50;
     /// `null` for a hit outside the conversation).
     pub top: Vec<Option<String>>,
@@ -179,7 +198,9 @@ pub struct QuestionDetail {
 /// One system's figures.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct SystemReport {
-    /// Metric name (`recall@10`, `recall@budget2k`) → value over categories 1–4.
+    /// Metric name (`recall@10`, `recall@budget2k`) → value over categories 1–4; in a bucket
+    /// with questions that name their evidence sessions, also `recall_any@k` and `recall_all@k`
+    /// averaged over those (`session_questions` of them).
     pub overall: BTreeMap<String, f64>,
     /// The same per category name.
     pub by_category: BTreeMap<String, BTreeMap<String, f64>>,
@@ -257,6 +278,11 @@ pub fn run(
                     continue;
                 }
                 questions += 1;
+                // A question dated by the corpus (LongMemEval's `question_date`) is asked on
+                // that date: its "how many days ago" and "last month" count from there, and its
+                // haystack may end long before. `--now` is the whole run's, set on purpose, so it
+                // wins over the corpus's date; without either, the day after the newest leaf.
+                clock.set(cfg.now_ms.or(q.asked_ms).unwrap_or(ask_at));
                 if cfg.candidates && cfg.systems.iter().any(|s| s == "walk") {
                     let args = WalkArgs { limit: kmax, params: cfg.walk, ..WalkArgs::new(q.question.as_str()) };
                     let walk = walk_candidates(mem, &args, &Scope::all())?;
@@ -281,6 +307,7 @@ pub fn run(
                     let turns: Vec<Option<&str>> = answer.leaves.iter().map(name).collect();
                     let cost = costs(mem, &answer.leaves)?;
                     let mut outcome = score(&evidence, &turns, &cost, &cfg.ks, micros);
+                    outcome.sessions = session_recall(&q.evidence_sessions, &turns, &cfg.ks);
                     if answer.per_k {
                         // Asked for k, a history answer holds at most k evidence leaves, in time
                         // order: recall at k is what that answer holds.
@@ -288,6 +315,11 @@ pub fn run(
                             let Some(at) = rank(mem, &fts, sys, &q.question, k, &cfg.walk)? else { continue };
                             let turns: Vec<Option<&str>> = at.leaves.iter().map(name).collect();
                             outcome.at_k[i] = score(&evidence, &turns, &[], &[turns.len()], 0).at_k[0];
+                            if let (Some(s), Some(at)) =
+                                (&mut outcome.sessions, session_recall(&q.evidence_sessions, &turns, &[turns.len()]))
+                            {
+                                (s.any[i], s.all[i]) = (at.any[0], at.all[0]);
+                            }
                         }
                         // The budget figures read the answer at walk's own default limit: the
                         // longest one is in time order, and its earliest sessions would fill
@@ -308,6 +340,8 @@ pub fn run(
                         question: q.question.clone(),
                         evidence: evidence.iter().map(|e| e.to_string()).collect(),
                         recall: cfg.ks.iter().zip(&outcome.at_k).map(|(k, r)| (format!("recall@{k}"), *r)).collect(),
+                        evidence_sessions: q.evidence_sessions.clone(),
+                        session_recall: outcome.sessions.as_ref().map_or_else(BTreeMap::new, |s| s.named(&cfg.ks)),
                         top: turns.iter().map(|t| t.map(str::to_string)).collect(),
                     });
                     results.entry(sys.clone()).or_default().push(Asked {
@@ -316,6 +350,7 @@ pub fn run(
                         outcome,
                     });
                 }
+                clock.set(ask_at);
             }
             if let Sample::Conversation(c) = c
                 && !cfg.pooled
@@ -568,6 +603,32 @@ fn score(evidence: &[&str], turns: &[Option<&str>], cost: &[Cost], ks: &[usize],
         budget: frac(whole),
         budget_snippets: frac(snippets),
         micros,
+        sessions: None,
+    }
+}
+
+/// Session-level recall of the ranked `turns` at each of `ks`, for a question whose evidence is
+/// in the sessions `evidence`; `None` when it names none. A turn's session is read from its
+/// LoCoMo id (`D43:5`); a hit outside the conversation has none.
+fn session_recall(evidence: &[u32], turns: &[Option<&str>], ks: &[usize]) -> Option<SessionRecall> {
+    if evidence.is_empty() {
+        return None;
+    }
+    let mut out = SessionRecall::default();
+    for &k in ks {
+        let got: HashSet<u32> = turns.iter().take(k).flatten().filter_map(|t| session_of(t)).collect();
+        out.any.push(f64::from(u8::from(evidence.iter().any(|s| got.contains(s)))));
+        out.all.push(f64::from(u8::from(evidence.iter().all(|s| got.contains(s)))));
+    }
+    Some(out)
+}
+
+impl SessionRecall {
+    /// The figures by metric name, `recall_any@k` and `recall_all@k`.
+    fn named(&self, ks: &[usize]) -> BTreeMap<String, f64> {
+        let any = ks.iter().zip(&self.any).map(|(k, v)| (format!("recall_any@{k}"), *v));
+        let all = ks.iter().zip(&self.all).map(|(k, v)| (format!("recall_all@{k}"), *v));
+        any.chain(all).collect()
     }
 }
 
@@ -581,6 +642,17 @@ fn aggregate(outs: &[Asked], ks: &[usize]) -> SystemReport {
         m.insert("recall@budget2k".into(), sel.iter().map(|o| o.budget).sum::<f64>() / n);
         m.insert("recall@budget2k-snippets".into(), sel.iter().map(|o| o.budget_snippets).sum::<f64>() / n);
         m.insert("questions".into(), sel.len() as f64);
+        // Session-level recall averages over the questions that name their sessions only, and
+        // is absent from a bucket without any (LoCoMo's, BEAM's).
+        let sessions: Vec<&SessionRecall> = sel.iter().filter_map(|o| o.sessions.as_ref()).collect();
+        if !sessions.is_empty() {
+            let n = sessions.len() as f64;
+            for (i, k) in ks.iter().enumerate() {
+                m.insert(format!("recall_any@{k}"), sessions.iter().map(|s| s.any[i]).sum::<f64>() / n);
+                m.insert(format!("recall_all@{k}"), sessions.iter().map(|s| s.all[i]).sum::<f64>() / n);
+            }
+            m.insert("session_questions".into(), n);
+        }
         m
     };
     let mut rep = SystemReport {
@@ -603,4 +675,39 @@ fn aggregate(outs: &[Asked], ks: &[usize]) -> SystemReport {
         rep.latency_us.insert("p95".into(), lat[(lat.len() * 95 / 100).min(lat.len() - 1)] as f64);
     }
     rep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_recall_counts_any_and_all_evidence_sessions() {
+        // Ranked: session 1, outside the conversation, session 3, session 2.
+        let turns = [Some("D1:4"), None, Some("D3:1"), Some("D2:9")];
+        let at = |ev: &[u32], ks: &[usize]| session_recall(ev, &turns, ks).unwrap();
+        assert_eq!(at(&[2, 3], &[1, 3, 4]), SessionRecall { any: vec![0.0, 1.0, 1.0], all: vec![0.0, 0.0, 1.0] });
+        assert_eq!(at(&[1], &[1, 10]), SessionRecall { any: vec![1.0, 1.0], all: vec![1.0, 1.0] });
+        assert_eq!(at(&[5], &[4]), SessionRecall { any: vec![0.0], all: vec![0.0] });
+        assert_eq!(session_recall(&[], &turns, &[4]), None);
+    }
+
+    #[test]
+    fn session_recall_averages_only_over_questions_that_name_sessions() {
+        let asked = |sessions: Option<SessionRecall>| Asked {
+            category: 4,
+            kind: Some("multi-session".into()),
+            outcome: Outcome { at_k: vec![1.0], sessions, ..Outcome::default() },
+        };
+        let outs = [
+            asked(Some(SessionRecall { any: vec![1.0], all: vec![0.0] })),
+            asked(Some(SessionRecall { any: vec![1.0], all: vec![1.0] })),
+            asked(None),
+        ];
+        let rep = aggregate(&outs, &[5]);
+        let m = &rep.by_type["multi-session"];
+        assert_eq!((m["recall_any@5"], m["recall_all@5"], m["session_questions"]), (1.0, 0.5, 2.0));
+        assert_eq!(m["questions"], 3.0);
+        assert!(!aggregate(&outs[2..], &[5]).overall.contains_key("recall_any@5"));
+    }
 }

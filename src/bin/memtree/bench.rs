@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 #[derive(Subcommand)]
 pub(crate) enum BenchCmd {
     /// Evidence recall on a LoCoMo-shaped corpus: a table on stdout (and JSON to --out). By
-    /// default the demo corpus's labelled questions (examples/demo/questions.json).
+    /// default the demo corpus's labelled questions (examples/demo/questions.json). Questions
+    /// are asked the day after the newest leaf, or at a question's own `question_date`
+    /// (LongMemEval), or at --now when given (it wins over both).
     Recall {
         /// LoCoMo-shaped JSON: LoCoMo itself (data/locomo10.json of its public repository,
         /// github.com/snap-research/locomo), or samples that import files (the demo's).
@@ -244,6 +246,20 @@ fn print_tables(ks: &[usize], reports: &[(String, RecallReport, std::time::Durat
     let mut cols: Vec<String> = ks.iter().map(|k| format!("recall@{k}")).collect();
     cols.push("recall@budget2k".into());
     cols.push("recall@budget2k-snippets".into());
+    // Session-level recall (LongMemEval's) only when some question named its sessions; a
+    // bucket without such questions leaves those cells empty rather than showing 0.
+    let sessions = reports
+        .iter()
+        .flat_map(|(_, rep, _)| rep.systems.values())
+        .flat_map(|s| std::iter::once(&s.overall).chain(s.by_category.values()).chain(s.by_type.values()))
+        .any(|m| m.contains_key("session_questions"));
+    if sessions {
+        cols.extend(ks.iter().map(|k| format!("recall_any@{k}")));
+        cols.extend(ks.iter().map(|k| format!("recall_all@{k}")));
+        stdout_line(
+            "recall_any@k / recall_all@k: questions with any / all of their evidence sessions among the top k's, %",
+        )?;
+    }
     let lead = if many { "| corpus " } else { "" };
     stdout_line(&format!("{lead}| system | bucket | {} | p50 ms |", cols.join(" | ")))?;
     stdout_line(&format!("{}|---|---|{}---:|", if many { "|---" } else { "" }, "---:|".repeat(cols.len())))?;
@@ -263,8 +279,14 @@ fn print_tables(ks: &[usize], reports: &[(String, RecallReport, std::time::Durat
                 buckets.push((t.as_str(), m));
             }
             for (b, m) in buckets {
-                let vals: Vec<String> =
-                    cols.iter().map(|c| format!("{:.1}", 100.0 * m.get(c).copied().unwrap_or(0.0))).collect();
+                let vals: Vec<String> = cols
+                    .iter()
+                    .map(|c| match m.get(c) {
+                        Some(v) => format!("{:.1}", 100.0 * v),
+                        None if c.starts_with("recall_any@") || c.starts_with("recall_all@") => String::new(),
+                        None => format!("{:.1}", 0.0),
+                    })
+                    .collect();
                 let p50 = if b == "overall" {
                     format!("{:.2}", sys.latency_us.get("p50").copied().unwrap_or(0.0) / 1000.0)
                 } else {

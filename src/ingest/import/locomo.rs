@@ -42,6 +42,12 @@ pub struct Question {
     /// The question's `type` when the corpus names one (BEAM's abilities, e.g.
     /// `event_ordering`); the harness reports per type beside the categories.
     pub kind: Option<String>,
+    /// The moment the question is asked, epoch ms, from its `question_date` when the corpus
+    /// gives one (LongMemEval's, [`parse_question_date`]): the harness asks it at that moment.
+    pub asked_ms: Option<i64>,
+    /// The sessions that hold its evidence (`evidence_sessions`, LongMemEval's answer
+    /// sessions as LoCoMo session numbers), for session-level recall; empty when not given.
+    pub evidence_sessions: Vec<u32>,
 }
 
 /// One conversation.
@@ -97,6 +103,23 @@ pub fn role_of(speaker: &str) -> Role {
 #[cfg(any(test, feature = "harness"))]
 pub fn dia_id_of(source_ref: &str) -> Option<&str> {
     source_ref.rsplit_once('#').map(|(_, d)| d)
+}
+
+/// The session number of a LoCoMo turn id (`D43:5` → 43).
+#[cfg(any(test, feature = "harness"))]
+pub fn session_of(dia_id: &str) -> Option<u32> {
+    dia_id.strip_prefix('D')?.split_once(':')?.0.parse().ok()
+}
+
+/// Parse LongMemEval's `question_date`, `2023/05/30 (Tue) 10:18`, as UTC epoch ms (the corpus
+/// gives no zone, and its session dates are read as UTC too). The weekday may be left out;
+/// when given it must be the date's, so a date that contradicts itself is not read.
+pub fn parse_question_date(s: &str) -> Option<i64> {
+    let s = s.trim();
+    chrono::NaiveDateTime::parse_from_str(s, "%Y/%m/%d (%a) %H:%M")
+        .or_else(|_| chrono::NaiveDateTime::parse_from_str(s, "%Y/%m/%d %H:%M"))
+        .ok()
+        .map(|t| t.and_utc().timestamp_millis())
 }
 
 /// Parse `1:56 pm on 8 May, 2023` as UTC epoch ms.
@@ -255,6 +278,15 @@ pub(crate) fn questions(c: &Value) -> Vec<Question> {
             .filter_map(|e| e.as_str())
             .flat_map(|e| e.split([';', ',', ' ']).map(str::trim).filter(|x| !x.is_empty()).map(String::from))
             .collect();
+        let mut evidence_sessions: Vec<u32> = q["evidence_sessions"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|n| u32::try_from(n.as_u64()?).ok())
+            .collect();
+        evidence_sessions.sort_unstable();
+        evidence_sessions.dedup();
         let answer = match &q["answer"] {
             Value::String(s) => Some(s.clone()),
             Value::Null => None,
@@ -266,6 +298,8 @@ pub(crate) fn questions(c: &Value) -> Vec<Question> {
             evidence,
             category: q["category"].as_u64().unwrap_or(0) as u32,
             kind: q["type"].as_str().map(str::trim).filter(|t| !t.is_empty()).map(String::from),
+            asked_ms: q["question_date"].as_str().and_then(parse_question_date),
+            evidence_sessions,
         });
     }
     questions
@@ -296,5 +330,35 @@ mod tests {
     #[test]
     fn dia_ids_round_trip_through_source_ref() {
         assert_eq!(dia_id_of("locomo:conv-26#D1:3"), Some("D1:3"));
+        assert_eq!(session_of("D43:5"), Some(43));
+        for not_a_turn in ["43:5", "D43", "Dx:5", "doc:team.md", ""] {
+            assert_eq!(session_of(not_a_turn), None, "{not_a_turn:?}");
+        }
+    }
+
+    #[test]
+    fn question_dates_parse() {
+        let t = parse_question_date("2023/05/30 (Tue) 10:18").unwrap();
+        assert_eq!(chrono::DateTime::from_timestamp_millis(t).unwrap().to_rfc3339(), "2023-05-30T10:18:00+00:00");
+        assert_eq!(parse_question_date(" 2023/05/30 10:18 "), Some(t));
+        // A weekday that is not the date's (30 May 2023 is a Tuesday), a day past the month's
+        // end, another layout, nothing.
+        for bad in ["2023/05/30 (Wed) 10:18", "2023/02/30 (Thu) 10:18", "30 May 2023 10:18", "2023/05/30", ""] {
+            assert_eq!(parse_question_date(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn question_date_and_evidence_sessions_are_read() {
+        let c: Value = serde_json::from_str(
+            r#"{"qa":[{"question":"q?","evidence":["D43:5"],"category":4,
+                "question_date":"2023/05/30 (Tue) 10:18","evidence_sessions":[43,7,43]},
+               {"question":"r?","evidence":["D1:1"],"category":4,"question_date":"soon"}]}"#,
+        )
+        .unwrap();
+        let qs = questions(&c);
+        assert_eq!(qs[0].asked_ms, parse_question_date("2023/05/30 (Tue) 10:18"));
+        assert_eq!(qs[0].evidence_sessions, vec![7, 43]);
+        assert_eq!((qs[1].asked_ms, qs[1].evidence_sessions.is_empty()), (None, true));
     }
 }
