@@ -43,5 +43,6 @@ with_default_features! {
     mod snippet;
     mod tool;
     mod tree;
+    mod two_clocks;
     mod walk;
 }

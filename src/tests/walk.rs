@@ -471,7 +471,7 @@ fn the_row_filter_agrees_with_the_index_filter() {
         by_index.sort();
         let mut by_row: Vec<_> = rows
             .iter()
-            .filter(|n| flt.admits(n.tree_id.scope(), n.time_start_ms, n.time_end_ms))
+            .filter(|n| flt.admits(n.tree_id.scope(), n.time_start_ms, n.time_end_ms, &n.spoken()))
             .map(|n| n.node_id.clone())
             .collect();
         by_row.sort();

@@ -143,6 +143,10 @@ mod tests {
             ("last Wednesday", "2023-05-03", "2023-05-03"),
             ("plans for next Tuesday", "2023-05-16", "2023-05-16"),
             ("what did Sam ship on Friday", "2023-05-05", "2023-05-05"),
+            // Asked about what is ahead: the first such day from today on.
+            ("what's coming up on Saturday?", "2023-05-13", "2023-05-13"),
+            ("what will we do on Friday", "2023-05-12", "2023-05-12"),
+            ("what is planned on Wednesday", "2023-05-10", "2023-05-10"),
             ("what did we do last weekend", "2023-05-06", "2023-05-07"),
             ("this weekend", "2023-05-13", "2023-05-14"),
             ("next month", "2023-06-01", "2023-06-30"),

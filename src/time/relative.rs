@@ -58,11 +58,16 @@ pub(super) fn at(t: &[Tok], i: usize, today: NaiveDate, anchor_ms: i64) -> Optio
         (Some("yesterday"), _) | (Some("last"), Some("night")) => return calendar::day(shift(-1)?),
         (Some("tomorrow"), _) => return calendar::day(shift(1)?),
         (Some("on"), Some(d)) => {
-            // "on Friday": the latest Friday up to today. "On Fridays" is a habit, no one day:
-            // asked about what is done then, not what was said on the last of them.
+            // "on Friday": the latest Friday up to today, or, asked about what is ahead
+            // ("what's coming up on Saturday?"), the first from today on. "On Fridays" is a
+            // habit, no one day: asked about what is done then, not what was said on the
+            // last of them.
             let day = calendar::weekday_named(d).filter(|_| !d.ends_with('s'))?;
-            let back = (7 + today.weekday().num_days_from_monday() - day.num_days_from_monday()) % 7;
-            return calendar::day(shift(-i64::from(back))?);
+            let (wd, td) = (day.num_days_from_monday(), today.weekday().num_days_from_monday());
+            if asks_ahead(t) {
+                return calendar::day(shift(i64::from((7 + wd - td) % 7))?);
+            }
+            return calendar::day(shift(-i64::from((7 + td - wd) % 7))?);
         }
         (Some(which @ ("last" | "this" | "next" | "past")), _) => {
             if let Some(window) = named_period(t, i, which, today, anchor_ms) {
@@ -86,6 +91,15 @@ pub(super) fn at(t: &[Tok], i: usize, today: NaiveDate, anchor_ms: i64) -> Optio
         }
         Unit::Year => calendar::year(today.year().checked_sub(i32::try_from(n).ok()?)?),
     }
+}
+
+/// Words with which a question asks about what is ahead of it (a plan, an appointment).
+const AHEAD: [&str; 7] = ["coming", "upcoming", "will", "plan", "planned", "planning", "scheduled"];
+
+/// Whether the question asks about what is ahead ("what's coming up on Saturday?", "what
+/// will we do on Friday?").
+fn asks_ahead(t: &[Tok]) -> bool {
+    t.iter().any(|x| x.word().is_some_and(|w| AHEAD.contains(&w)))
 }
 
 /// "last|this|next|past" followed by a period, a weekday, a month, a season or a count of

@@ -96,6 +96,19 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     let history = qa.asks_order || qa.asks_summary;
     let params = if history { args.params.for_history() } else { args.params };
     let mut scored = score_leaves(mem, &searcher, &qa, &flt, &params, &route.local)?;
+    // Its words match nothing the window admits (without the model, only words find): the
+    // window is what the question is about, so its content is the answer, by time ("what
+    // did we plan for May 6?" of "next Saturday we fly", said on 1 May), not other dates.
+    if scored.is_empty()
+        && !history
+        && let (Some(w), Some(_)) = (flt.window_ms, qa.window)
+    {
+        let response = timeline_response(mem, &searcher, &qa, w, &flt, args.limit)?;
+        if !response.hits.is_empty() {
+            time.notes.push("the question's words match nothing inside the window: what lies in it is given".into());
+            return Ok(time.attach(response));
+        }
+    }
     // A question with a topic whose window holds nothing to answer from, neither said inside
     // it nor speaking of it later: the window then bounds nothing, and what speaks of its time
     // ranks first (a date the question gets from elsewhere than when things were said, "in
