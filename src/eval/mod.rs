@@ -4,6 +4,7 @@
 pub mod corpus;
 mod fts5;
 pub mod recall;
+pub mod spoken_days;
 pub mod time_questions;
 
 /// The harness's corpus format: LoCoMo-shaped JSON, one conversation (or one set of imported

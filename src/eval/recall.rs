@@ -9,6 +9,7 @@ use super::corpus::{Sample, evidence_key};
 use super::time_questions::{
     JUDGED, Phrasing, TimeFigures, TimeOutcome, aggregate as time_aggregate, judge, time_questions,
 };
+use super::spoken_days::{SpokenFigures, aggregate as spoken_aggregate, ask as ask_spoken_day, spoken_days};
 use crate::clock::ManualClock;
 use crate::embed::Rows;
 use crate::error::Result;
@@ -138,6 +139,9 @@ pub struct RecallReport {
     /// The time-question set's figures by phrasing (`time_questions.rs`), walk only.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub time: BTreeMap<String, TimeFigures>,
+    /// The second clock's table by kind of told leaf (`spoken_days.rs`), walk only.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub spoken: BTreeMap<String, SpokenFigures>,
     /// One row per question and system, in the order asked (not in the JSON report; the CLI
     /// writes it as JSON lines on request).
     #[serde(skip)]
@@ -228,6 +232,7 @@ pub fn run(
     let mut per_question = Vec::new();
     let mut candidates = Vec::new();
     let mut time_outcomes: Vec<(Phrasing, TimeOutcome)> = Vec::new();
+    let mut spoken_outcomes = Vec::new();
     for (gi, group) in groups.iter().enumerate() {
         let dir = work_dir.join(format!("store-{gi}"));
         if !cfg.reuse_stores {
@@ -361,18 +366,25 @@ pub fn run(
                     clock.set(tq.now_ms.unwrap_or(ask_at));
                     let args = WalkArgs { limit: JUDGED, params: cfg.walk, ..WalkArgs::new(tq.question.as_str()) };
                     let hits = walk(mem, &args, &Scope::all())?.hits;
+                    // A hit lies inside the day by either clock: said in it, or speaking of it
+                    // (a dinner told the next day is an answer about that day).
+                    let ms = crate::retrieval::parse_rfc3339;
                     let spans: Vec<(i64, i64)> = hits
                         .iter()
                         .map(|h| {
-                            (
-                                crate::retrieval::parse_rfc3339(&h.time_range_start),
-                                crate::retrieval::parse_rfc3339(&h.time_range_end),
-                            )
+                            let spoken = h.speaks_of.iter().map(|[a, b]| (ms(a), ms(b)));
+                            spoken
+                                .into_iter()
+                                .find(|t| t.0 >= tq.day.0 && t.1 <= tq.day.1)
+                                .unwrap_or((ms(&h.time_range_start), ms(&h.time_range_end)))
                         })
                         .collect();
                     time_outcomes.push((tq.phrasing, judge(&tq, &spans)));
                 }
                 clock.set(ask_at);
+                for d in spoken_days(mem)? {
+                    spoken_outcomes.extend(ask_spoken_day(mem, &d, cfg.walk)?);
+                }
             }
         }
     }
@@ -381,6 +393,7 @@ pub fn run(
         questions,
         systems: BTreeMap::new(),
         time: time_aggregate(&time_outcomes),
+        spoken: spoken_aggregate(&spoken_outcomes),
         per_question,
         candidates,
     };
@@ -410,6 +423,25 @@ impl RecallReport {
                 100.0 * f.precision_at_10,
                 100.0 * f.top_inside
             ));
+        }
+        if !self.spoken.is_empty() {
+            out.extend([
+                String::new(),
+                "told on another day (walk: \"What happened on <day>?\", first 10 hits; cover_window over the day): \
+                 share of the leaves said on another day that speak of it, %"
+                    .into(),
+                "| told | days | leaves | walk | cover_window |".into(),
+                "|---|---:|---:|---:|---:|".into(),
+            ]);
+            for (name, f) in &self.spoken {
+                out.push(format!(
+                    "| {name} | {} | {} | {:.1} | {:.1} |",
+                    f.days,
+                    f.leaves,
+                    100.0 * f.walk_recall,
+                    100.0 * f.cover_recall
+                ));
+            }
         }
         out
     }

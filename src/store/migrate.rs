@@ -223,9 +223,17 @@ mod tests {
             .unwrap()
             .map(|x| x.unwrap())
             .collect();
+        // 0013's trigger on nodes too, since this migrates to the current version.
         assert_eq!(
             indexes,
-            ["node_entities_entity", "nodes_time", "nodes_tree_level", "nodes_tree_level_end", "sessions_sealed"]
+            [
+                "node_entities_entity",
+                "nodes_time",
+                "nodes_tree_level",
+                "nodes_tree_level_end",
+                "sessions_sealed",
+                "spoken_times_gone"
+            ]
         );
         // The text id is still unique, and a new level-1 node still counts as a sealed session.
         let dup = conn.execute(
@@ -280,5 +288,50 @@ mod tests {
             .map(|x| x.unwrap())
             .collect();
         assert_eq!(roots, ["/home/u/other", "/home/u/vault"]);
+    }
+
+    /// Migration 13 derives the spoken times of the leaves already stored (not of summaries),
+    /// each from its own date; a deleted leaf's rows go with it.
+    #[test]
+    fn migration_13_resolves_what_stored_leaves_speak_of() {
+        let mut conn = store_at(12);
+        conn.execute(
+            "INSERT INTO sources (source_id, source_kind, created_ms, updated_ms) VALUES ('chat:a', 'chat', 0, 0)",
+            [],
+        )
+        .unwrap();
+        conn.execute("INSERT INTO trees VALUES ('source:chat:a', 'source', 'chat:a', 'chat')", []).unwrap();
+        // Thursday 4 May 2023, 12:00 UTC.
+        let may4 = 1_683_201_600_000_i64;
+        let nodes = [
+            ("L1", 0, "Yesterday's dinner was wonderful"),
+            ("L2", 0, "Do not forget your passport"),
+            ("S1", 1, "Yesterday's dinner was wonderful"),
+        ];
+        for (i, (id, level, text)) in nodes.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO nodes (node_id, tree_id, level, seq, content, time_start_ms, time_end_ms, tokens, appended_ms) \
+                 VALUES (?1, 'source:chat:a', ?2, ?3, ?4, ?5, ?5, 1, 0)",
+                rusqlite::params![id, level, i as i64, text, may4],
+            )
+            .unwrap();
+        }
+        migrate(&mut conn).unwrap();
+        let rows = |conn: &Connection| -> Vec<(String, i64, i64)> {
+            conn.prepare(
+                "SELECT n.node_id, s.since_ms, s.until_ms FROM spoken_times s JOIN nodes n ON n.node_key = s.node_key",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(|x| x.unwrap())
+            .collect()
+        };
+        // 3 May 2023, the whole UTC day.
+        let may3 = 1_683_072_000_000_i64;
+        assert_eq!(rows(&conn), [("L1".to_string(), may3, may3 + 86_400_000 - 1)]);
+        conn.execute("DELETE FROM nodes WHERE node_id = 'L1'", []).unwrap();
+        let left: i64 = conn.query_row("SELECT count(*) FROM spoken_times", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0);
     }
 }

@@ -39,6 +39,19 @@ pub trait SpokenReads: Reader {
         Ok(out)
     }
 
+    /// Every leaf's spoken times, with when it was said, by id (the harness's table of the
+    /// second clock, `eval::spoken_days`).
+    fn all_spoken(&self) -> Result<Vec<(NodeId, i64, SpokenTime)>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT n.node_id, n.time_start_ms, s.since_ms, s.until_ms FROM spoken_times s \
+             JOIN nodes n ON n.node_key = s.node_key ORDER BY n.node_id, s.since_ms, s.until_ms",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((NodeId(r.get(0)?), r.get(1)?, SpokenTime { since_ms: r.get(2)?, until_ms: r.get(3)? }))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// The leaves that speak of a time lying wholly inside `[since_ms, until_ms]`, by that
     /// time then id, at most `limit` (the earliest): what a window admits by the second clock.
     fn leaves_speaking_within(&self, since_ms: i64, until_ms: i64, limit: usize) -> Result<Vec<NodeId>> {

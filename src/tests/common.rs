@@ -1,7 +1,7 @@
 //! Fixtures and whole-store invariant checks shared by the integration tests.
 
 use crate::Registry;
-use crate::store::{EntityReads, NodeReads};
+use crate::store::{EntityReads, NodeReads, Reader, SpokenReads};
 use crate::{ChatMessage, Config, Document, EmailMessage, Item, ManualClock, Memory, OpenOptions};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
@@ -125,6 +125,8 @@ pub fn check_invariants(mem: &Memory, cfg: &Config) {
     let mut node_count = 0u64;
     let mut leaf_entities: Vec<BTreeSet<String>> = Vec::new();
     let mut mentions: HashMap<String, u64> = HashMap::new();
+    // Every leaf's stored spoken times, derived again from its row (SPEC §5.1's second clock).
+    let mut spoken_rows = 0usize;
     for tree in store.trees().unwrap() {
         let nodes = store.tree_nodes(&tree.tree_id).unwrap();
         let by_id: HashMap<_, _> = nodes.iter().map(|n| (n.node_id.clone(), n)).collect();
@@ -160,6 +162,10 @@ pub fn check_invariants(mem: &Memory, cfg: &Config) {
                     *mentions.entry(e.clone()).or_default() += 1;
                 }
                 leaf_entities.push(ents);
+                let stored = store.spoken_times(std::slice::from_ref(&n.node_id)).unwrap();
+                let stored = stored.get(&n.node_id).cloned().unwrap_or_default();
+                assert_eq!(stored, n.spoken(), "{}: stored spoken times are the derived ones", n.node_id);
+                spoken_rows += stored.len();
             }
         }
         // Open buffers above level 0 hold fewer than fan-out nodes.
@@ -196,6 +202,8 @@ pub fn check_invariants(mem: &Memory, cfg: &Config) {
     for id in mentions.keys() {
         assert!(store.entity(id).unwrap().is_some(), "entity row for {id}");
     }
+    let all_spoken: i64 = store.conn().query_row("SELECT count(*) FROM spoken_times", [], |r| r.get(0)).unwrap();
+    assert_eq!(all_spoken as usize, spoken_rows, "no spoken time of a node that is gone");
     let stats = mem.as_reader().stats().unwrap();
     assert_eq!(stats.index_docs, node_count, "index holds exactly the stored nodes");
     assert_eq!(stats.counts.vectors, node_count, "one vector per node");
