@@ -6,7 +6,8 @@
 //!   (within half a year either way): a text tells plans as often as memories, where a
 //!   question asks about the past;
 //! - what cannot be read with confidence is not stored: "on Friday" (the last one or the
-//!   next?), a numeric date the rule had to decide (`03.05.2018`), a range written backwards;
+//!   next?), a vague count ("a few years ago"), a numeric date the rule had to decide
+//!   (`03.05.2018`), a range written backwards;
 //! - a time that holds the day the text was said ("today", "this week", "the last 3 days")
 //!   is not stored: the first clock already says it.
 
@@ -128,8 +129,9 @@ fn read_at(t: &[Tok], i: usize, today: NaiveDate, ahead: NaiveDate, said_ms: i64
         .or_else(|| {
             // "On Friday" in a text is the last Friday or the next one, as its tense says:
             // not guessed.
-            let bare_weekday = t.get(i).and_then(Tok::word) == Some("on");
-            if bare_weekday { None } else { relative::at(t, i, today, said_ms) }
+            // Nor is "a few years ago" or "a couple of weeks ago" one span: a vague count.
+            let vague = matches!(t.get(i).and_then(Tok::word), Some("on" | "few" | "couple" | "several"));
+            if vague { None } else { relative::at(t, i, today, said_ms) }
         })
         .or_else(|| absolute::month_or_season(t, i, ahead))
         .or_else(|| absolute::year(t, i))
@@ -164,7 +166,7 @@ mod tests {
     #[test]
     fn plans_and_memories_resolve_from_when_they_were_said() {
         let said = ms(MONDAY);
-        let cases: [(&str, &[(&str, &str)]); 12] = [
+        let cases: [(&str, &[(&str, &str)]); 13] = [
             ("Next Saturday we fly to Lisbon for the conference", &[("2023-05-06", "2023-05-06")]),
             ("Yesterday's dinner with Bruno was wonderful", &[("2023-04-30", "2023-04-30")]),
             ("We went camping last weekend", &[("2023-04-29", "2023-04-30")]),
@@ -178,6 +180,8 @@ mod tests {
             ("from May 8 to May 12 I am away", &[("2023-05-08", "2023-05-08"), ("2023-05-08", "2023-05-12"), ("2023-05-12", "2023-05-12")]),
             ("We went to Japan in 2019 and again last summer", &[("2019-01-01", "2019-12-31"), ("2022-06-01", "2022-08-31")]),
             ("three days ago the server fell over", &[("2023-04-28", "2023-04-28")]),
+            // A bracket parts a number from the month after it.
+            ("Phase 3 (July 2 - July 15): edits", &[("2023-07-02", "2023-07-02"), ("2023-07-15", "2023-07-15")]),
         ];
         for (text, want) in cases {
             let mut want: Vec<SpokenTime> = want.iter().map(|(a, b)| days(a, b)).collect();
@@ -195,8 +199,10 @@ mod tests {
             "this week is busy",
             "what a month this has been, this month",
             "in the last 3 days I slept badly",
-            // Which Friday?
+            // Which Friday? How many years?
             "see you on Friday",
+            "a trip to England a few years ago",
+            "we met a couple of weeks ago",
             // The rule had to decide (3 May or 5 March?).
             "the invoice of 03.05.2022",
             // Written backwards.

@@ -26,10 +26,13 @@ pub(super) enum Tok {
     Iso(NaiveDate),
     /// Written in digits as a date no calendar has (`2018-06-31`), as written.
     Impossible(String),
+    /// A bracket, colon or semicolon: what stands on either side of it is not one
+    /// expression ("Phase 3 (July 2 …" is no 3 July, "Month 1 (September)" no 1 September).
+    Break,
 }
 
 static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(r"({NUMERIC_RUN})|(\d+)(st|nd|rd|th)?\b|\p{{Alphabetic}}+")).expect("valid regex")
+    Regex::new(&format!(r"({NUMERIC_RUN})|(\d+)(st|nd|rd|th)?\b|\p{{Alphabetic}}+|[()\[\]:;]")).expect("valid regex")
 });
 
 /// A number token as written ("13", "2023"); `None` when too long for a day, a count or a
@@ -38,7 +41,8 @@ fn number(digits: &str, ordinal: bool) -> Option<Tok> {
     Some(Tok::Num { n: digits.parse::<u32>().ok()?, ordinal, digits: digits.len() })
 }
 
-/// The tokens of `text`, in order; punctuation separates and is dropped.
+/// The tokens of `text`, in order; punctuation separates and is dropped, but for brackets,
+/// colons and semicolons, which are kept as [`Tok::Break`].
 pub(super) fn tokens(text: &str) -> Vec<Tok> {
     let lower = text.to_lowercase();
     let mut out = Vec::new();
@@ -54,8 +58,10 @@ pub(super) fn tokens(text: &str) -> Vec<Tok> {
             }
         } else if let Some(n) = c.get(2) {
             out.extend(number(n.as_str(), c.get(3).is_some()));
-        } else {
+        } else if c[0].starts_with(|ch: char| ch.is_alphabetic()) {
             out.push(Tok::Word(c[0].to_string()));
+        } else {
+            out.push(Tok::Break);
         }
     }
     out
@@ -93,7 +99,7 @@ impl Tok {
         match self {
             Tok::Num { ordinal, .. } => *ordinal,
             Tok::Word(w) => ordinal_word(w).is_some(),
-            Tok::Iso(_) | Tok::Impossible(_) => false,
+            Tok::Iso(_) | Tok::Impossible(_) | Tok::Break => false,
         }
     }
 
@@ -141,8 +147,9 @@ mod tests {
     #[test]
     fn dates_numbers_and_words_are_told_apart() {
         let t = tokens("On May 13th, 2023-05-13 (not 2023-13-45): 3 days");
-        assert_eq!(t[5], Tok::Impossible("2023-13-45".into()));
-        let t: Vec<Tok> = t.into_iter().filter(|t| !matches!(t, Tok::Impossible(_))).collect();
+        assert_eq!(t[6], Tok::Impossible("2023-13-45".into()));
+        assert_eq!((t[4].clone(), t[7].clone(), t[8].clone()), (Tok::Break, Tok::Break, Tok::Break));
+        let t: Vec<Tok> = t.into_iter().filter(|t| !matches!(t, Tok::Impossible(_) | Tok::Break)).collect();
         assert_eq!(t[0], Tok::Word("on".into()));
         assert_eq!(t[2], Tok::Num { n: 13, ordinal: true, digits: 2 });
         assert_eq!(t[3], Tok::Iso(NaiveDate::from_ymd_opt(2023, 5, 13).unwrap()));

@@ -170,16 +170,18 @@ fn readings_not_as_written_are_said_never_ignored_silently() {
     let out = ask(&store, "2023-05-10", "which deploy failed between May 9 and April 15?", 10);
     assert!(notes(&out).contains("read as 2023-04-15 to 2023-05-09"), "{out}");
     assert_eq!(contents(&out).len(), 2, "{out}");
-    // A window after now bounds nothing (nothing can lie in it yet), and says so.
+    // A window after now is flagged; it bounds like any other, and only a plan said before
+    // it could lie in it (by the time it speaks of): there is none here, and that is said.
     let out = ask(&store, "2023-05-10", "what happens next week?", 10);
-    assert!(notes(&out).contains("after now"), "{out}");
-    assert_eq!(out["explain"]["window_use"], "ahead", "{out}");
+    assert!(notes(&out).contains("after now") && notes(&out).contains("nothing lies inside"), "{out}");
+    assert_eq!(out["explain"]["window_use"], "filter", "{out}");
+    assert_eq!(out["hits"], serde_json::json!([]));
 }
 
 /// A question about a time ahead ("next Saturday") asks about a plan: what was said about
-/// that time, before it. The window bounds nothing (it used to leave no hit at all), and the
-/// message that speaks of that day, read from its own date, comes first; a habit ("on
-/// Saturdays") names no day at all.
+/// that time, before it. The window bounds (issue 45: by either clock), and the message that
+/// speaks of that day, resolved from its own date when it was written, is what lies in it;
+/// a habit ("on Saturdays") names no day at all.
 #[test]
 fn a_time_ahead_is_answered_from_what_was_said_about_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -208,18 +210,18 @@ fn a_time_ahead_is_answered_from_what_was_said_about_it() {
     // The words alone put the plan last: its one "trail" is the weakest match.
     let plain = ask(&store, "2023-05-10", "which trail?", 10);
     assert_eq!(place(&plain), (4, false, 5), "{plain}");
-    // Wednesday 10 May: next Saturday is the 13th, ahead of everything stored. Before, the
-    // window filtered every hit out; now it bounds nothing, and the plan, whose "next
-    // Saturday" said on Monday 8 May is the 13th, scores as high as any hit.
+    // Wednesday 10 May: next Saturday is the 13th, ahead of everything said. The plan's "next
+    // Saturday", said on Monday 8 May, is the 13th: it alone lies in the window.
     let out = ask(&store, "2023-05-10", "which trail next Saturday?", 10);
-    assert_eq!(out["explain"]["window_use"], "ahead", "{out}");
+    assert_eq!(out["explain"]["window_use"], "filter", "{out}");
     assert_eq!(
         out["explain"]["time_window"],
         serde_json::json!(["2023-05-13T00:00:00.000Z", "2023-05-13T23:59:59.999Z"]),
         "{out}"
     );
-    let (at, top, n) = place(&out);
-    assert!(top && at <= 1 && n == 5, "{out}");
+    assert_eq!(place(&out), (0, true, 1), "{out}");
+    assert_eq!(out["hits"][0]["explain"]["admitted_by"], "speaks_of", "{out}");
+    assert_eq!(out["hits"][0]["speaks_of"][0][0], "2023-05-13T00:00:00.000Z", "{out}");
     // A habit: no window, no note.
     let out = ask(&store, "2023-05-10", "which trail do we hike on Saturdays?", 10);
     assert_eq!(out["explain"]["time_window"], Value::Null, "{out}");

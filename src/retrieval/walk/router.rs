@@ -118,7 +118,6 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
         && let Some((a, b)) = soften(&searcher, args, &mut qa, &mut flt, &mut route)?
     {
         time = TimeExplain::new(&qa, &flt);
-        time.nothing_inside = true;
         time.notes.push(format!(
             "nothing lies inside the window {} to {}: answered from all dates, what speaks of that time first",
             crate::retrieval::rfc3339(a),
@@ -160,11 +159,9 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
 struct TimeExplain {
     /// The window the walk was bounded by (the question's, within `time_window_days`).
     window: Option<(i64, i64)>,
-    /// The question's window when it bounds nothing (it lies ahead, or nothing lies in it):
+    /// The question's window when it bounds nothing (nothing lies in it by either clock):
     /// the leaves that speak of it rank first (`QueryAnalysis::soft_window`).
     soft: Option<(i64, i64)>,
-    /// `soft` because nothing lay inside the window (not because it lies ahead).
-    nothing_inside: bool,
     time_only: bool,
     notes: Vec<String>,
     /// The question's window and `time_window_days` do not overlap.
@@ -181,7 +178,6 @@ impl TimeExplain {
         TimeExplain {
             window: qa.window.and(flt.window_ms),
             soft: qa.soft_window,
-            nothing_inside: false,
             time_only: qa.time_only,
             notes,
             disjoint,
@@ -204,13 +200,12 @@ impl TimeExplain {
             ));
         }
         let span = |(a, b): (i64, i64)| [crate::retrieval::rfc3339(a), crate::retrieval::rfc3339(b)];
-        // How the window was used: a bound (`filter`: what lies inside it, or speaks of it
-        // when told later), or a preference for what speaks of it, because it lies ahead
-        // (`ahead`) or nothing lay inside it (`nothing_inside`).
+        // How the window was used: a bound (`filter`: what was said inside it or speaks of
+        // it), or, nothing lying inside it by either clock, a preference for what speaks of
+        // it (`nothing_inside`).
         let used = match (self.window, self.soft) {
             (Some(_), _) => Some("filter"),
-            (None, Some(_)) if self.nothing_inside => Some("nothing_inside"),
-            (None, Some(_)) => Some("ahead"),
+            (None, Some(_)) => Some("nothing_inside"),
             (None, None) => None,
         };
         let time = json!({
