@@ -1,12 +1,14 @@
 //! Small text utilities shared by the summariser, topic extraction, query analysis and error
 //! messages: English stop words, word splitting, sentence splitting, clipping caller text;
-//! the passages a hit's snippet is chosen from (`passages`); and the rule that tells a
-//! standing instruction (`instruction`).
+//! the passages a hit's snippet is chosen from (`passages`); the rule that tells a
+//! standing instruction (`instruction`); and code blanked out of prose (`code`).
 
+mod code;
 mod instruction;
 mod passages;
 mod question;
 
+pub(crate) use code::blank_code;
 pub use instruction::leaf_holds_instruction;
 pub use passages::{Passage, PassageLimits, passages};
 pub use question::{MAX_QUESTION_CHARS, MAX_QUESTION_TERMS, cap_question};

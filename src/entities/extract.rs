@@ -94,7 +94,7 @@ impl Extractor {
         // Code names nothing: handles, hashtags and names are read from the prose only (URLs
         // and e-mails, above, are found in code too: they name a place or a person either way).
         // A question is read whole: a known name in backticks is still the name asked about.
-        let prose = if opts.case_insensitive { masked } else { super::code::blank_code(&masked) };
+        let prose = if opts.case_insensitive { masked } else { crate::text::blank_code(&masked) };
         if prose.contains('@') {
             for c in rules.handle.captures_iter(&prose) {
                 add(&mut out, EntityKind::Handle, &c[1]);

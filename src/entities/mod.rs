@@ -2,7 +2,6 @@
 //! the Markdown registry of identities.
 
 mod canonical;
-mod code;
 mod context;
 mod extract;
 mod gazetteer;

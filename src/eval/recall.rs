@@ -406,16 +406,16 @@ pub fn run(
 impl RecallReport {
     /// The time-question set's table (Markdown lines, none when it was not asked).
     pub fn time_table(&self) -> Vec<String> {
-        if self.time.is_empty() {
-            return Vec::new();
+        let mut out = Vec::new();
+        if !self.time.is_empty() {
+            out.extend([
+                String::new(),
+                "time questions (walk; one day each, three phrasings): precision@10 inside the day, top hit inside it, %"
+                    .into(),
+                "| phrasing | questions | precision@10 | top hit inside |".into(),
+                "|---|---:|---:|---:|".into(),
+            ]);
         }
-        let mut out = vec![
-            String::new(),
-            "time questions (walk; one day each, three phrasings): precision@10 inside the day, top hit inside it, %"
-                .into(),
-            "| phrasing | questions | precision@10 | top hit inside |".into(),
-            "|---|---:|---:|---:|".into(),
-        ];
         for (name, f) in &self.time {
             out.push(format!(
                 "| {name} | {} | {:.1} | {:.1} |",

@@ -8,10 +8,13 @@
 //! - what cannot be read with confidence is not stored: "on Friday" (the last one or the
 //!   next?), a vague count ("a few years ago"), a numeric date the rule had to decide
 //!   (`03.05.2018`), a range written backwards;
+//! - code (`date("2024-12-01")` in a note) and a mail's quotes are not the text's own words;
 //! - a time that holds the day the text was said ("today", "this week", "the last 3 days")
 //!   is not stored: the first clock already says it.
 
 use chrono::{DateTime, NaiveDate};
+use regex::Regex;
+use std::sync::LazyLock;
 use serde::Serialize;
 
 use super::calendar::{self, Window};
@@ -82,8 +85,9 @@ pub fn speaks_of(text: &str, said_ms: i64) -> Vec<SpokenTime> {
     // given: by half a year after the text, that is the occurrence nearest it.
     let Some(ahead) = calendar::add_days(today, NEAREST_DAYS) else { return Vec::new() };
     let Some(said_day) = calendar::day(today) else { return Vec::new() };
-    let undecided = undecided_dates(text);
-    let t = tokens(text);
+    let own = own_lines(&without_tags(&crate::text::blank_code(text)));
+    let undecided = undecided_dates(&own);
+    let t = tokens(&own);
     let mut out: Vec<SpokenTime> = Vec::new();
     let mut i = 0;
     while i < t.len() {
@@ -135,6 +139,36 @@ fn read_at(t: &[Tok], i: usize, today: NaiveDate, ahead: NaiveDate, said_ms: i64
         })
         .or_else(|| absolute::month_or_season(t, i, ahead))
         .or_else(|| absolute::year(t, i))
+}
+
+/// `text` without its HTML tags (`<iframe title="2026-04-22 Video">`: markup, not words).
+fn without_tags(text: &str) -> std::borrow::Cow<'_, str> {
+    static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"</?[A-Za-z][^<>\n]*>").expect("valid regex"));
+    TAG.replace_all(text, " ")
+}
+
+/// The lines of `text` it says itself: a mail's quoted lines ("> …") and the lines that
+/// introduce a quote ("On Fri, 25 Jun 2010, Ann wrote:", "Sent: Tuesday, August 03, 2010")
+/// date another message, not what this one speaks of.
+fn own_lines(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let attribution = |l: &str| {
+        let l = l.trim_end();
+        l.ends_with("wrote:") || l.ends_with("writes:") || l.contains(" wrote on ")
+    };
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in lines.iter().enumerate() {
+        let l = line.trim_start();
+        let quoted = l.starts_with('>') || l.starts_with('|');
+        let header = ["Sent:", "Date:", "From:"].iter().any(|h| l.starts_with(h));
+        // An attribution wrapped over two lines: "On Tue, Aug 3, 2010 at 7:17 AM, Ann" / "wrote:".
+        let introduces = attribution(l) || (l.starts_with("On ") && lines.get(i + 1).is_some_and(|n| attribution(n)));
+        if !(quoted || header || introduces) {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// The days written in digits whose reading the numeric rule had to decide (`03.05.2018`
@@ -216,6 +250,19 @@ mod tests {
         ] {
             assert_eq!(speaks_of(text, said), Vec::new(), "{text}");
         }
+        // A mail's quotes and their attributions date other messages.
+        for text in [
+            "On Fri, 25 Jun 2010 17:52:24 -0700, Mingming Cao wrote:\n> the patch of yesterday\nLooks good.",
+            "On Tue, Aug 3, 2010 at 7:17 AM, Ann Lee\nwrote:\n> fine\nThanks.",
+            "-----Original Message-----\nFrom: Ann\nSent: Tuesday, August 03, 2010 9:02 AM\nApplied.",
+            "Steve French wrote on 06/25/2010 04:05:30 PM:\nok",
+        ] {
+            assert_eq!(speaks_of(text, said), Vec::new(), "{text}");
+        }
+        assert_eq!(speaks_of("> old news\nWe ship on 2023-05-20.", said), vec![days("2023-05-20", "2023-05-20")]);
+        // Markup and code are no words of the text's.
+        assert_eq!(speaks_of("<iframe src=\"x\" title=\"2022-04-22 Video\"></iframe> Watch it.", said), Vec::new());
+        assert_eq!(speaks_of("Use `date(\"2024-12-01\") + \"1M\"` to add a month.", said), Vec::new());
         // A date the rule reads one way only is stored.
         assert_eq!(speaks_of("the invoice of 25.12.2022", said), vec![days("2022-12-25", "2022-12-25")]);
     }

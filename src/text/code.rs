@@ -1,7 +1,8 @@
-//! Code in a text (Markdown fences and inline code spans) blanked out before names, handles
-//! and hashtags are read: an identifier, a CSS `@media` or a C `#include` names nothing, and
-//! an assistant's answers are full of them (issue 43: `handle:media`, `misc:ensure` from
-//! `// Ensure …` comments became the best-connected entities of a pooled store).
+//! Code in a text (Markdown fences and inline code spans) blanked out before names, handles,
+//! hashtags and times are read: an identifier, a CSS `@media` or a C `#include` names
+//! nothing, and an assistant's answers are full of them (issue 43: `handle:media`,
+//! `misc:ensure` from `// Ensure …` comments became the best-connected entities of a pooled
+//! store); `date("2024-12-01")` in a note is an example, no time the note speaks of (issue 45).
 
 /// `text` with every fenced code block (```` ``` ```` or `~~~`, the fence lines included; an
 /// unclosed fence runs to the end) and every inline code span (`` `…` `` within one line)
@@ -13,7 +14,7 @@
 /// ask Maria ````, no fence: CommonMark's backtick fence takes no backtick after its opening
 /// run, so the line is inline code) and a block closed at the end of its last code line
 /// (```` ```\ncode``` ````, Slack): both close where the marks close.
-pub(super) fn blank_code(text: &str) -> String {
+pub(crate) fn blank_code(text: &str) -> String {
     if !text.contains(['`', '~']) {
         return text.to_string();
     }
