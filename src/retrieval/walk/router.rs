@@ -96,19 +96,16 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     let history = qa.asks_order || qa.asks_summary;
     let params = if history { args.params.for_history() } else { args.params };
     let mut scored = score_leaves(mem, &searcher, &qa, &flt, &params, &route.local)?;
-    // Its words match nothing the window admits (without the model, only words find): the
-    // window is what the question is about, so its content is the answer, by time ("what
-    // did we plan for May 6?" of "next Saturday we fly", said on 1 May), not other dates.
-    if scored.is_empty()
-        && !history
-        && let (Some(w), Some(_)) = (flt.window_ms, qa.window)
-    {
-        let response = timeline_response(mem, &searcher, &qa, w, &flt, args.limit)?;
-        if !response.hits.is_empty() {
-            time.notes.push("the question's words match nothing inside the window: what lies in it is given".into());
-            return Ok(time.attach(response));
+    // Its words match nothing the window admits (without the model, only words find). The
+    // window's own content, by time, is kept as the answer in case the words match nothing
+    // anywhere either ("what did we plan for May 6?" of "next Saturday we fly", said on 1 May,
+    // where no message says "plan").
+    let in_window = match (flt.window_ms, qa.window) {
+        (Some(w), Some(_)) if scored.is_empty() && !history => {
+            Some((timeline_response(mem, &searcher, &qa, w, &flt, args.limit)?, time.clone()))
         }
-    }
+        _ => None,
+    };
     // A question with a topic whose window holds nothing to answer from, neither said inside
     // it nor speaking of it later: the window then bounds nothing, and what speaks of its time
     // ranks first (a date the question gets from elsewhere than when things were said, "in
@@ -124,6 +121,12 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
             crate::retrieval::rfc3339(b)
         ));
         scored = score_leaves(mem, &searcher, &qa, &flt, &params, &route.local)?;
+    }
+    if scored.is_empty()
+        && let Some((response, mut time)) = in_window.filter(|(r, _)| !r.hits.is_empty())
+    {
+        time.notes.push("the question's words match nothing, inside the window or outside it: what lies in it is given".into());
+        return Ok(time.attach(response));
     }
     let coverage = Coverage::new(mem, &qa.entities);
     let mut ranked = rank(route.branch, scored, &route.local, args.limit, args.params.ordering, &coverage)?;
@@ -156,6 +159,7 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
 /// What the response says about the time a walk was bounded by (`QueryResponse.explain`):
 /// the window, how it was read, and, when nothing lies inside it, that — rather than hits
 /// from other dates.
+#[derive(Clone)]
 struct TimeExplain {
     /// The window the walk was bounded by (the question's, within `time_window_days`).
     window: Option<(i64, i64)>,
