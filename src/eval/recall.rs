@@ -6,10 +6,10 @@
 
 use super::Fts5Baseline;
 use super::corpus::{Sample, evidence_key};
+use super::spoken_days::{SpokenFigures, aggregate as spoken_aggregate, ask as ask_spoken_day, spoken_days};
 use super::time_questions::{
     JUDGED, Phrasing, TimeFigures, TimeOutcome, aggregate as time_aggregate, judge, time_questions,
 };
-use super::spoken_days::{SpokenFigures, aggregate as spoken_aggregate, ask as ask_spoken_day, spoken_days};
 use crate::clock::ManualClock;
 use crate::embed::Rows;
 use crate::error::Result;

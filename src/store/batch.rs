@@ -53,7 +53,8 @@ const SPOKEN_COL: &str = "(SELECT json_group_array(json_array(s.since_ms, s.unti
 fn spoken_column(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Vec<SpokenTime>> {
     let pairs: Vec<(i64, i64)> = serde_json::from_str(text_column(r, i)?)
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))?;
-    let mut out: Vec<SpokenTime> = pairs.into_iter().map(|(since_ms, until_ms)| SpokenTime { since_ms, until_ms }).collect();
+    let mut out: Vec<SpokenTime> =
+        pairs.into_iter().map(|(since_ms, until_ms)| SpokenTime { since_ms, until_ms }).collect();
     out.sort();
     Ok(out)
 }

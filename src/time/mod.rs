@@ -61,7 +61,9 @@ pub struct TimeReading {
 
 /// Epoch ms as RFC 3339 UTC with millisecond precision.
 pub fn rfc3339(ms: i64) -> String {
-    DateTime::from_timestamp_millis(ms).map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)).unwrap_or_default()
+    DateTime::from_timestamp_millis(ms)
+        .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default()
 }
 
 /// The window a question names, if any.

@@ -14,8 +14,8 @@
 
 use chrono::{DateTime, NaiveDate};
 use regex::Regex;
-use std::sync::LazyLock;
 use serde::Serialize;
+use std::sync::LazyLock;
 
 use super::calendar::{self, Window};
 use super::numeric::{Numeric, classify, numeric_runs};
@@ -211,8 +211,14 @@ mod tests {
             ("the conference is on May 20", &[("2023-05-20", "2023-05-20")]),
             ("my birthday is on 10 October", &[("2023-10-10", "2023-10-10")]),
             ("we met on December 20", &[("2022-12-20", "2022-12-20")]),
-            ("from May 8 to May 12 I am away", &[("2023-05-08", "2023-05-08"), ("2023-05-08", "2023-05-12"), ("2023-05-12", "2023-05-12")]),
-            ("We went to Japan in 2019 and again last summer", &[("2019-01-01", "2019-12-31"), ("2022-06-01", "2022-08-31")]),
+            (
+                "from May 8 to May 12 I am away",
+                &[("2023-05-08", "2023-05-08"), ("2023-05-08", "2023-05-12"), ("2023-05-12", "2023-05-12")],
+            ),
+            (
+                "We went to Japan in 2019 and again last summer",
+                &[("2019-01-01", "2019-12-31"), ("2022-06-01", "2022-08-31")],
+            ),
             ("three days ago the server fell over", &[("2023-04-28", "2023-04-28")]),
             // A bracket parts a number from the month after it.
             ("Phase 3 (July 2 - July 15): edits", &[("2023-07-02", "2023-07-02"), ("2023-07-15", "2023-07-15")]),

@@ -39,7 +39,7 @@ who is Sam's onboarding buddy?
 {\"mode\": broken
 {\"mode\":\"query_global\"}
 :window 2023-05-13..2023-05-13
-:drill 1
+:drill 5
 :leaves 1
 :entities heron
 :query_source source_id=doc:offsite-lisbon.md
@@ -84,10 +84,14 @@ who is Sam's onboarding buddy?
         s.err
     );
 
-    // 3: the cutover night; 4: drill into its first row; 5: open a leaf by row number.
+    // 3: the cutover night; 4: drill into its first summary; 5: open a leaf by row number.
     let window = result_block(&s.out, 3);
     assert!(window.contains("(cover_window: "), "{window}");
     assert!(window.contains("Maintenance window open"), "{window}");
+    // The plans said before the night speak of it (SPEC §5.1's second clock): rows 1–4, the
+    // night's own summaries after them (row 5 is the first, drilled into next).
+    assert!(window.contains("Target cutover is the night of Saturday May 13"), "{window}");
+    assert!(window.lines().nth(6).is_some_and(|l| l.starts_with("5  S")), "{window}");
     let drill = result_block(&s.out, 4);
     assert!(drill.contains("(drill_down: "), "{drill}");
     let leaf = result_block(&s.out, 5);

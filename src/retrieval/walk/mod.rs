@@ -13,9 +13,9 @@ mod router;
 mod score;
 mod timeline;
 
+pub use crate::time::{TimeReading, read_time, time_window};
 pub use params::{Ordering, PRESETS, WalkParams};
 pub use query::{QueryAnalysis, analyse_query};
 pub use rank::{Branch, Origin};
 pub use router::{WalkArgs, WalkCandidates, walk, walk_candidates};
 pub use score::{CandidateSignals, replay};
-pub use crate::time::{TimeReading, read_time, time_window};

@@ -19,8 +19,8 @@ use crate::reader::MemoryReader;
 use crate::retrieval::hit::{HitParts, QueryResponse, RetrievalHit, Scope};
 use crate::retrieval::snippet::{Headline, Headlines, attach_snippets};
 use crate::store::{NodeReads, NodeRow};
-use crate::types::{EntityId, NodeId};
 use crate::time::AdmittedBy;
+use crate::types::{EntityId, NodeId};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
@@ -125,7 +125,9 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     if scored.is_empty()
         && let Some((response, mut time)) = in_window.filter(|(r, _)| !r.hits.is_empty())
     {
-        time.notes.push("the question's words match nothing, inside the window or outside it: what lies in it is given".into());
+        time.notes.push(
+            "the question's words match nothing, inside the window or outside it: what lies in it is given".into(),
+        );
         return Ok(time.attach(response));
     }
     let coverage = Coverage::new(mem, &qa.entities);

@@ -329,11 +329,7 @@ fn first_stage(
 /// The rows of the candidates that are leaves passing `flt`, and the neighbours that give
 /// each its context: the turns before and after it among its parent's children (or its
 /// tree's open buffer when not sealed yet).
-fn context(
-    mem: &MemoryReader,
-    flt: &SearchFilter,
-    cand: BTreeSet<NodeId>,
-) -> Result<Context> {
+fn context(mem: &MemoryReader, flt: &SearchFilter, cand: BTreeSet<NodeId>) -> Result<Context> {
     let rows = mem.store().node_briefs(&cand.into_iter().collect::<Vec<_>>())?;
     let rows: Vec<NodeBrief> = rows.into_iter().filter(|n| n.is_leaf() && passes(n, flt)).collect();
     let mut by_parent: HashMap<&str, Vec<usize>> = HashMap::new();
