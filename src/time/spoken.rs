@@ -133,8 +133,12 @@ fn read_at(t: &[Tok], i: usize, today: NaiveDate, ahead: NaiveDate, said_ms: i64
         .or_else(|| {
             // "On Friday" in a text is the last Friday or the next one, as its tense says:
             // not guessed.
-            // Nor is "a few years ago" or "a couple of weeks ago" one span: a vague count.
-            let vague = matches!(t.get(i).and_then(Tok::word), Some("on" | "few" | "couple" | "several"));
+            // Nor is "a few years ago" or "a couple of weeks ago" one span (a vague count), nor
+            // "set goals for the next week" one week (advice, not a plan).
+            let generic = i > 0
+                && t[i - 1].word() == Some("the")
+                && matches!(t.get(i).and_then(Tok::word), Some("next" | "last" | "past" | "coming"));
+            let vague = generic || matches!(t.get(i).and_then(Tok::word), Some("on" | "few" | "couple" | "several"));
             if vague { None } else { relative::at(t, i, today, said_ms) }
         })
         .or_else(|| absolute::month_or_season(t, i, ahead))
@@ -243,6 +247,8 @@ mod tests {
             "see you on Friday",
             "a trip to England a few years ago",
             "we met a couple of weeks ago",
+            // Advice, not a plan.
+            "review your progress and set goals for the next week",
             // The rule had to decide (3 May or 5 March?).
             "the invoice of 03.05.2022",
             // Written backwards.
