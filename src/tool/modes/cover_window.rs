@@ -13,7 +13,7 @@ pub(crate) struct CoverWindow;
 impl Mode for CoverWindow {
     const NAME: &'static str = "cover_window";
     const WHEN: &'static str = "Everything in a span of time (\"the last 24 hours\", \"on May 13\"): since_ms..until_ms.";
-    const DOC: &'static str = "The minimal set of nodes covering a time window: the topmost summaries lying wholly inside it plus in-window leaves no such summary covers; ordered by time.";
+    const DOC: &'static str = "The minimal set of nodes covering a time window: the topmost summaries lying wholly inside it plus in-window leaves no such summary covers, plus the leaves said outside it that speak of a time inside it (explain.admitted_by: said or speaks_of); ordered by when said.";
     const FIELDS: &'static [FieldSpec] = &[
             FieldSpec {
                 name: "since_ms",
