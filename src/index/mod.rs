@@ -89,7 +89,7 @@ impl FullTextIndex {
     /// caller holds the store's writer lock (the wipe is a write).
     pub fn open(store_dir: &Path) -> Result<FullTextIndex> {
         let (schema, fields) = schema::build()?;
-        let version = schema::schema_version()?;
+        let version = commit_version()?;
         let dir = store_dir.join(INDEX_DIR);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let index = match Self::open_existing(&dir, &schema) {
@@ -238,7 +238,7 @@ impl IndexHandle {
     /// second process reading a store another process writes. Never repairs or creates.
     pub fn open_read_only(store_dir: &Path) -> Result<IndexHandle> {
         let (schema, fields) = schema::build()?;
-        let version = schema::schema_version()?;
+        let version = commit_version()?;
         let dir = store_dir.join(INDEX_DIR);
         let index = FullTextIndex::open_existing(&dir, &schema).ok_or_else(|| Error::Corrupt {
             what: format!("full-text index at {}", dir.display()),
@@ -289,6 +289,14 @@ impl IndexHandle {
     pub fn size_on_disk(&self, store_dir: &Path) -> u64 {
         dir_size(&store_dir.join(INDEX_DIR))
     }
+}
+
+/// What an index commit's payload names besides the store generation: the schema's version
+/// and the spoken-time rules' (`time::SPOKEN_RULES`: the index's `spoken_since` /
+/// `spoken_until` are derived by them), so an index of another schema or other rules reports
+/// no generation of the store and is rebuilt from it.
+fn commit_version() -> Result<u32> {
+    Ok(schema::schema_version()? * 100 + crate::time::SPOKEN_RULES)
 }
 
 /// Total size of the files under `dir` (0 when unreadable).

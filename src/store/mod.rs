@@ -117,6 +117,7 @@ impl Store {
         // and each `Tx`. Between writes the connection reads with the read size.
         store.conn.pragma_update(None, "cache_size", -WRITE_CACHE_KIB)?;
         migrate::migrate(&mut store.conn)?;
+        spoken::rederive_if_stale(&mut store.conn)?;
         store.conn.pragma_update(None, "cache_size", -READ_CACHE_KIB)?;
         Ok(store)
     }

@@ -6,9 +6,9 @@ use super::nodes::NodeKey;
 use super::{Reader, Tx};
 use crate::error::Result;
 use crate::store::NodeRow;
-use crate::time::SpokenTime;
+use crate::time::{SPOKEN_RULES, SpokenTime};
 use crate::types::NodeId;
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 use std::collections::HashMap;
 
 impl NodeRow {
@@ -52,12 +52,15 @@ pub trait SpokenReads: Reader {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The leaves that speak of a time lying wholly inside `[since_ms, until_ms]`, by that
-    /// time then id, at most `limit` (the earliest): what a window admits by the second clock.
+    /// The leaves said outside `[since_ms, until_ms]` that speak of a time lying wholly
+    /// inside it, by that time then id, at most `limit` (the earliest): what a window admits
+    /// by the second clock alone (a leaf said inside it is the first clock's, and would only
+    /// use up the limit).
     fn leaves_speaking_within(&self, since_ms: i64, until_ms: i64, limit: usize) -> Result<Vec<NodeId>> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT n.node_id FROM spoken_times s JOIN nodes n ON n.node_key = s.node_key \
              WHERE s.since_ms >= ?1 AND s.since_ms <= ?2 AND s.until_ms <= ?2 \
+             AND (n.time_end_ms < ?1 OR n.time_start_ms > ?2) \
              GROUP BY n.node_id ORDER BY min(s.since_ms), n.node_id LIMIT ?3",
         )?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -84,9 +87,11 @@ fn insert(tx: &rusqlite::Transaction<'_>, key: NodeKey, spoken: &[SpokenTime]) -
     Ok(())
 }
 
-/// Migration 0013's code step: the spoken times of every leaf written before the table
-/// existed, derived as a write derives them.
+/// Migration 0013's code step, and a writer's open when the stored times were derived by
+/// other rules than this build's (`meta.spoken_rules` ≠ [`SPOKEN_RULES`]): every leaf's
+/// spoken times derived again, as a write derives them, and the rules' version recorded.
 pub(super) fn derive_spoken_times(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    tx.execute("DELETE FROM spoken_times", [])?;
     let mut found: Vec<(NodeKey, Vec<SpokenTime>)> = Vec::new();
     {
         let mut stmt = tx.prepare("SELECT node_key, content, time_start_ms FROM nodes WHERE level = 0")?;
@@ -102,5 +107,24 @@ pub(super) fn derive_spoken_times(tx: &rusqlite::Transaction<'_>) -> Result<()> 
     for (key, spoken) in &found {
         insert(tx, *key, spoken)?;
     }
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES ('spoken_rules', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1",
+        [SPOKEN_RULES.to_string()],
+    )?;
+    Ok(())
+}
+
+/// Derive the spoken times again when the store's were made by other rules (a writer's open,
+/// after the migrations; see [`derive_spoken_times`]). The index follows by itself: its
+/// commits carry the rules' version, so one of other rules is rebuilt from the store.
+pub(super) fn rederive_if_stale(conn: &mut rusqlite::Connection) -> Result<()> {
+    let stored: Option<String> =
+        conn.query_row("SELECT value FROM meta WHERE key = 'spoken_rules'", [], |r| r.get(0)).optional()?;
+    if stored.as_deref() == Some(SPOKEN_RULES.to_string().as_str()) {
+        return Ok(());
+    }
+    let tx = conn.transaction()?;
+    derive_spoken_times(&tx)?;
+    tx.commit()?;
     Ok(())
 }

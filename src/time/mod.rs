@@ -20,7 +20,7 @@ mod spoken;
 mod tokens;
 
 pub(crate) use numeric::is_numeric_date;
-pub use spoken::{AdmittedBy, SpokenTime, speaks_of};
+pub use spoken::{AdmittedBy, SPOKEN_RULES, SpokenTime, speaks_of};
 
 use chrono::DateTime;
 

@@ -65,6 +65,16 @@ impl AdmittedBy {
     }
 }
 
+/// The version of [`speaks_of`]'s rules. Bump it with any change to what they read: a
+/// writer's open then derives every stored leaf's times again (`store::spoken`), and the
+/// index, whose commits carry it, is rebuilt from the store, so the two never disagree.
+pub const SPOKEN_RULES: u32 = 1;
+
+/// The furthest instant either way a time may lie at: what the index's dates hold (i64
+/// nanoseconds, years 1677–2262). "800 years ago" or "9999-12-31" names a time, but none a
+/// memory is found by.
+const LIMIT_MS: i64 = i64::MAX / 1_000_000 - 1_000;
+
 /// The most times one leaf keeps: a long note full of dates is about none of them in
 /// particular, and a leaf's index document stays small.
 pub const MAX_SPOKEN: usize = 16;
@@ -93,10 +103,17 @@ pub fn speaks_of(text: &str, said_ms: i64) -> Vec<SpokenTime> {
     while i < t.len() {
         let at = i;
         i += 1;
-        if matches!(&t[at], Tok::Iso(d) if undecided.contains(d)) {
+        let undecided_at = |k: usize| matches!(&t[k], Tok::Iso(d) if undecided.contains(d));
+        if undecided_at(at) {
             continue;
         }
+        // A range or week whose date the numeric rule had to decide is not read either.
+        let undecided_near = (at..(at + RANGE_TOKENS).min(t.len())).any(undecided_at);
         let read = match absolute::range(&t, at, ahead) {
+            Some(_) if undecided_near => {
+                i = at + RANGE_TOKENS;
+                continue;
+            }
             // Written backwards: the question reader turns it round and says so; a text has
             // no one to tell, and its two dates are not read on their own either (the end's
             // year may be the start's): past the longest range ("from the 3rd of June 2018
@@ -106,11 +123,15 @@ pub fn speaks_of(text: &str, said_ms: i64) -> Vec<SpokenTime> {
                 continue;
             }
             Some(r) => Some(r.window),
-            None => read_at(&t, at, today, ahead, said_ms),
+            // "the week of D" takes at most four tokens after its first.
+            None => read_at(&t, at, today, ahead, said_ms, (at..(at + 5).min(t.len())).any(undecided_at)),
         };
         let Some((since_ms, until_ms)) = read else { continue };
         // The day it was said, or a time holding it, is the first clock's.
         if since_ms <= said_day.1 && until_ms >= said_day.0 {
+            continue;
+        }
+        if since_ms <= -LIMIT_MS || until_ms >= LIMIT_MS {
             continue;
         }
         let s = SpokenTime { since_ms, until_ms };
@@ -126,9 +147,18 @@ pub fn speaks_of(text: &str, said_ms: i64) -> Vec<SpokenTime> {
 }
 
 /// The time an expression starting at `t[i]` names, if read with confidence.
-/// (Ranges are the caller's.)
-fn read_at(t: &[Tok], i: usize, today: NaiveDate, ahead: NaiveDate, said_ms: i64) -> Option<Window> {
+/// (Ranges are the caller's.) `undecided_week`: the week an expression here could name would
+/// be of a date the numeric rule had to decide, and is not read.
+fn read_at(
+    t: &[Tok],
+    i: usize,
+    today: NaiveDate,
+    ahead: NaiveDate,
+    said_ms: i64,
+    undecided_week: bool,
+) -> Option<Window> {
     absolute::week(t, i, ahead)
+        .filter(|_| !undecided_week)
         .or_else(|| absolute::date(t, i, ahead))
         .or_else(|| {
             // "On Friday" in a text is the last Friday or the next one, as its tense says:
@@ -163,8 +193,8 @@ fn own_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for (i, line) in lines.iter().enumerate() {
         let l = line.trim_start();
-        let quoted = l.starts_with('>') || l.starts_with('|');
-        let header = ["Sent:", "Date:", "From:"].iter().any(|h| l.starts_with(h));
+        let quoted = l.starts_with('>');
+        let header = ["Sent:", "From:"].iter().any(|h| l.starts_with(h));
         // An attribution wrapped over two lines: "On Tue, Aug 3, 2010 at 7:17 AM, Ann" / "wrote:".
         let introduces = attribution(l) || (l.starts_with("On ") && lines.get(i + 1).is_some_and(|n| attribution(n)));
         if !(quoted || header || introduces) {
@@ -249,8 +279,10 @@ mod tests {
             "we met a couple of weeks ago",
             // Advice, not a plan.
             "review your progress and set goals for the next week",
-            // The rule had to decide (3 May or 5 March?).
+            // The rule had to decide (3 May or 5 March?), alone or in a range.
             "the invoice of 03.05.2022",
+            "away from 03.05.2022 to 04.05.2022",
+            "the week of 03.05.2022",
             // Written backwards.
             "between May 10 and May 1, 2022",
             // Not dates at all.
@@ -267,14 +299,21 @@ mod tests {
             "On Fri, 25 Jun 2010 17:52:24 -0700, Mingming Cao wrote:\n> the patch of yesterday\nLooks good.",
             "On Tue, Aug 3, 2010 at 7:17 AM, Ann Lee\nwrote:\n> fine\nThanks.",
             "-----Original Message-----\nFrom: Ann\nSent: Tuesday, August 03, 2010 9:02 AM\nApplied.",
+            "| not a quote |\n> but this is: on 2022-12-25\nok",
             "Steve French wrote on 06/25/2010 04:05:30 PM:\nok",
         ] {
             assert_eq!(speaks_of(text, said), Vec::new(), "{text}");
         }
         assert_eq!(speaks_of("> old news\nWe ship on 2023-05-20.", said), vec![days("2023-05-20", "2023-05-20")]);
+        // A Markdown table row is the text's own.
+        assert_eq!(speaks_of("| launch | 2023-05-20 |", said), vec![days("2023-05-20", "2023-05-20")]);
         // Markup and code are no words of the text's.
         assert_eq!(speaks_of("<iframe src=\"x\" title=\"2022-04-22 Video\"></iframe> Watch it.", said), Vec::new());
         assert_eq!(speaks_of("Use `date(\"2024-12-01\") + \"1M\"` to add a month.", said), Vec::new());
+        // Times no index date can hold.
+        for text in ["the castle was built 800 years ago", "valid until 9999-12-31", "since 0001-01-01"] {
+            assert_eq!(speaks_of(text, said), Vec::new(), "{text}");
+        }
         // A date the rule reads one way only is stored.
         assert_eq!(speaks_of("the invoice of 25.12.2022", said), vec![days("2022-12-25", "2022-12-25")]);
     }
