@@ -41,6 +41,7 @@ pub trait SpokenReads: Reader {
 
     /// Every leaf's spoken times, with when it was said, by id (the harness's table of the
     /// second clock, `eval::spoken_days`).
+    #[cfg(feature = "harness")]
     fn all_spoken(&self) -> Result<Vec<(NodeId, i64, SpokenTime)>> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT n.node_id, n.time_start_ms, s.since_ms, s.until_ms FROM spoken_times s \
