@@ -4,11 +4,10 @@
 //! dinner told the next day, the trip planned the week before). Each hit's `explain` says
 //! which clock admitted it.
 
-use super::hit::{QueryResponse, Scope, to_hits};
+use super::hit::{QueryResponse, Scope, mark_admitted, to_hits};
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{NodeReads, NodeRow, SpokenReads};
-use crate::time::AdmittedBy;
 use crate::types::{NodeId, SourceKind};
 use std::collections::{BTreeMap, HashSet};
 
@@ -53,7 +52,7 @@ pub fn cover_window(mem: &MemoryReader, args: &CoverWindowArgs, scope: &Scope) -
     let speaking = store.leaves_speaking_within(args.since_ms, args.until_ms, SPOKEN_CAP)?;
     let speaking: Vec<NodeRow> =
         store.nodes(&speaking)?.into_iter().filter(|n| !ids.contains(&n.node_id) && wanted(n)).collect();
-    let spoken_ids: HashSet<&NodeId> = speaking.iter().map(|n| &n.node_id).collect();
+    let spoken_ids: HashSet<&str> = speaking.iter().map(|n| n.node_id.as_str()).collect();
     let mut cover: Vec<&NodeRow> = inside
         .iter()
         .filter(|n| n.parent_id.as_ref().is_none_or(|p| !ids.contains(p)))
@@ -88,10 +87,7 @@ pub fn cover_window(mem: &MemoryReader, args: &CoverWindowArgs, scope: &Scope) -
         out
     };
     let mut hits = to_hits(mem, chosen.into_iter().map(|n| (n, 1.0)))?;
-    for h in &mut hits {
-        let by = if spoken_ids.contains(&NodeId(h.node_id.clone())) { AdmittedBy::SpeaksOf } else { AdmittedBy::Said };
-        h.explain = Some(serde_json::json!({ "admitted_by": by }));
-    }
+    mark_admitted(&mut hits, &spoken_ids);
     Ok(QueryResponse::new(hits, total))
 }
 

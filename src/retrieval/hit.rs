@@ -4,10 +4,10 @@
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{BatchReads, NodeRow, SpokenReads, TreeRow};
-use crate::time::SpokenTime;
+use crate::time::{AdmittedBy, SpokenTime};
 use crate::types::{EntityId, NodeId, NodeKind, TreeId};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The scope gate (SPEC §1): an allow-list of `tree_scope` values. `None` lets everything
 /// through; an empty set lets nothing through.
@@ -208,6 +208,16 @@ pub(crate) fn to_hits<'a>(
 ) -> Result<Vec<RetrievalHit>> {
     let parts = HitParts::read(mem, nodes.clone().into_iter().map(|(n, _)| n))?;
     Ok(nodes.into_iter().map(|(n, s)| parts.hit(n, s)).collect())
+}
+
+/// Say in each hit's `explain` which clock let it into the window (SPEC §5.1): `speaks_of`
+/// for the ids in `spoken` (leaves said outside it that speak of a time inside it), `said`
+/// for the others. What `cover_window` and a windowed `query_source` attach.
+pub(crate) fn mark_admitted(hits: &mut [RetrievalHit], spoken: &HashSet<&str>) {
+    for h in hits {
+        let by = if spoken.contains(h.node_id.as_str()) { AdmittedBy::SpeaksOf } else { AdmittedBy::Said };
+        h.explain = Some(serde_json::json!({ "admitted_by": by }));
+    }
 }
 
 /// The passage of a hit's `content` that best matches the query.

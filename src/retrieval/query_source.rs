@@ -2,13 +2,12 @@
 //! first or reranked by similarity to a query; within `time_window_days`, also the leaves
 //! said before it that speak of a time inside it (SPEC §5.1's second clock).
 
-use super::hit::{QueryResponse, Scope, to_hits};
+use super::hit::{QueryResponse, Scope, mark_admitted, to_hits};
 use super::rerank::{Fusion, rerank, with_cut_note};
 use super::snippet::attach_snippets;
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{BatchReads, NodeReads, NodeRow, SpokenReads};
-use crate::time::AdmittedBy;
 use crate::types::{NodeId, SourceKind, TreeId};
 use std::collections::{HashMap, HashSet};
 
@@ -94,10 +93,7 @@ pub fn query_source(mem: &MemoryReader, args: &QuerySourceArgs, scope: &Scope) -
     let rows: HashMap<NodeId, NodeRow> = mem.store().nodes(&ids)?.into_iter().map(|n| (n.node_id.clone(), n)).collect();
     let mut hits = to_hits(mem, ranked.iter().filter_map(|(id, s)| rows.get(id).map(|n| (n, *s))))?;
     if since.is_some() {
-        for h in &mut hits {
-            let by = if spoken.contains(&NodeId(h.node_id.clone())) { AdmittedBy::SpeaksOf } else { AdmittedBy::Said };
-            h.explain = Some(serde_json::json!({ "admitted_by": by }));
-        }
+        mark_admitted(&mut hits, &spoken.iter().map(NodeId::as_str).collect());
     }
     if let Some(q) = query {
         attach_snippets(&mem.index().searcher(), q, &mut hits)?;

@@ -100,10 +100,9 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     // window's own content, by time, is kept as the answer in case the words match nothing
     // anywhere either ("what did we plan for May 6?" of "next Saturday we fly", said on 1 May,
     // where no message says "plan").
-    let in_window = match (flt.window_ms, qa.window) {
-        (Some(w), Some(_)) if scored.is_empty() && !history => {
-            Some((timeline_response(mem, &searcher, &qa, w, &flt, args.limit)?, time.clone()))
-        }
+    // Only the reading is kept here (the window's content is read if it comes to that).
+    let bounded = match (flt.window_ms, qa.window) {
+        (Some(w), Some(_)) if scored.is_empty() && !history => Some((w, qa.clone(), flt.clone(), time.clone())),
         _ => None,
     };
     // A question with a topic whose window holds nothing to answer from, neither said inside
@@ -123,12 +122,15 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
         scored = score_leaves(mem, &searcher, &qa, &flt, &params, &route.local)?;
     }
     if scored.is_empty()
-        && let Some((response, mut time)) = in_window.filter(|(r, _)| !r.hits.is_empty())
+        && let Some((w, qa, flt, mut time)) = bounded
     {
-        time.notes.push(
-            "the question's words match nothing, inside the window or outside it: what lies in it is given".into(),
-        );
-        return Ok(time.attach(response));
+        let response = timeline_response(mem, &searcher, &qa, w, &flt, args.limit)?;
+        if !response.hits.is_empty() {
+            time.notes.push(
+                "the question's words match nothing, inside the window or outside it: what lies in it is given".into(),
+            );
+            return Ok(time.attach(response));
+        }
     }
     let coverage = Coverage::new(mem, &qa.entities);
     let mut ranked = rank(route.branch, scored, &route.local, args.limit, args.params.ordering, &coverage)?;
