@@ -1,12 +1,17 @@
 //! `--format slack`: a Slack workspace export folder — `channels.json` (and `groups.json` for
 //! private channels when present), `users.json`, and one folder per channel holding one JSON
 //! file per day. Each channel is one chat source `slack:#<name>`, one leaf per message, oldest
-//! first. Mentions, channel links and URLs in Slack's `<...>` markup become plain text.
+//! first. Mentions, channel links and URLs in Slack's `<...>` markup become plain text; bot and
+//! integration posts are messages, by the bot, with their attachments' words.
+
+mod markup;
+mod message;
 
 use super::{ReadReport, ReadWarning, read_json_lossy};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item, Role};
 use crate::text::clip;
+use message::{Posted, read_message};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -136,45 +141,6 @@ fn parse_ts(ts: &str) -> Option<i64> {
     secs.checked_mul(1000)?.checked_add(ms)
 }
 
-/// Slack markup to plain text: `<@U1>` → `@Name`, `<#C1|eng>` → `#eng`, `<!here>` →
-/// `@here`, `<https://x|label>` → `label (https://x)`, `<mailto:a@b|a@b>` → `a@b`, and the
-/// three escaped characters.
-fn slack_to_text(text: &str, users: &HashMap<String, String>) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find('<') {
-        out.push_str(&rest[..open]);
-        let Some(close) = rest[open..].find('>') else {
-            out.push_str(&rest[open..]);
-            rest = "";
-            break;
-        };
-        let inner = &rest[open + 1..open + close];
-        let (target, label) = match inner.split_once('|') {
-            Some((t, l)) => (t, Some(l)),
-            None => (inner, None),
-        };
-        let rendered = if let Some(id) = target.strip_prefix('@') {
-            format!("@{}", users.get(id).map(String::as_str).or(label).unwrap_or(id))
-        } else if let Some(id) = target.strip_prefix('#') {
-            format!("#{}", label.unwrap_or(id))
-        } else if let Some(special) = target.strip_prefix('!') {
-            format!("@{}", label.unwrap_or(special.split('^').next().unwrap_or(special)))
-        } else if let Some(addr) = target.strip_prefix("mailto:") {
-            addr.to_string()
-        } else {
-            match label {
-                Some(l) if l != target => format!("{l} ({target})"),
-                _ => target.to_string(),
-            }
-        };
-        out.push_str(&rendered);
-        rest = &rest[open + close + 1..];
-    }
-    out.push_str(rest);
-    out.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-}
-
 fn day_files(folder: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
         .map_err(|e| Error::io(folder, e))?
@@ -187,8 +153,11 @@ fn day_files(folder: &Path) -> Result<Vec<PathBuf>> {
 
 /// Read a Slack export folder into chat items, channel by channel (sorted by name), each
 /// channel's messages by time, with the report of what was read. Join/leave notices, entries
-/// that are not messages and empty messages are skipped and counted; shared files are kept as
-/// `[file: title]`. A message that cannot be read (no `ts`, an unreadable one, one ingest
+/// that are not messages and empty messages are skipped and counted; a bot's or integration's
+/// post is a message by the bot (its `username`, `bot_profile` name, the name a `bot_add`
+/// notice gives its id, else the id) with its attachments' words; a link preview's title and
+/// text join the post; shared files are kept as `[file: title]`; a file comment is its
+/// commenter's. A message that cannot be read (no `ts`, an unreadable one, one ingest
 /// refuses) is skipped and named by its file and line, and a day file that is not a JSON
 /// array is skipped whole (one record) and named; bytes that are not UTF-8 are read as
 /// U+FFFD and named.
@@ -207,13 +176,14 @@ pub fn read_slack_export(dir: &Path) -> Result<(Vec<Item>, ReadReport)> {
     let mut report = ReadReport::default();
     let users = read_users(dir, &mut report)?;
     let mut items = Vec::new();
+    let mut bot_names: HashMap<String, String> = HashMap::new();
     for ch in read_channels(dir, &mut report)? {
         let folder = dir.join(&ch.name);
         if !folder.is_dir() {
             continue; // a channel without messages has no folder
         }
         let source: crate::SourceId = format!("slack:#{}", ch.name).into();
-        let mut msgs: Vec<(i64, String, Item)> = Vec::new();
+        let mut msgs: Vec<(i64, String, Item, Option<String>)> = Vec::new();
         for file in day_files(&folder)? {
             let (text, list) = match parse_json(&file, &mut report) {
                 Ok(Some((text, Value::Array(list)))) => (text, list),
@@ -252,28 +222,22 @@ pub fn read_slack_export(dir: &Path) -> Result<(Vec<Item>, ReadReport)> {
                     warn(&mut report, &file, line_of(&text, ts), format!("unreadable ts `{}`: skipped", clip(ts, 60)));
                     continue;
                 };
-                let mut body = slack_to_text(m["text"].as_str().unwrap_or_default(), &users);
-                for f in m["files"].as_array().map(Vec::as_slice).unwrap_or_default() {
-                    if let Some(t) = f["title"].as_str().or(f["name"].as_str()) {
-                        body.push_str(&format!(" [file: {t}]"));
-                    }
+                if let Some((bot, name)) = (m["subtype"].as_str() == Some("bot_add"))
+                    .then(|| m["text"].as_str().and_then(markup::added_integration))
+                    .flatten()
+                {
+                    bot_names.insert(bot.to_string(), name.to_string());
                 }
-                if body.trim().is_empty() {
+                let Posted { author, unnamed_bot, body } = read_message(m, &users);
+                if body.is_empty() {
                     report.skip("empty message");
                     continue;
                 }
-                let user = m["user"].as_str().unwrap_or_default();
-                let author = users
-                    .get(user)
-                    .cloned()
-                    .or_else(|| m["user_profile"]["real_name"].as_str().map(String::from))
-                    .or_else(|| m["username"].as_str().map(String::from))
-                    .unwrap_or_else(|| if user.is_empty() { "unknown".into() } else { user.to_string() });
                 let msg = ChatMessage {
                     source_id: source.clone(),
                     author,
                     ts_ms,
-                    text: body.trim().to_string(),
+                    text: body,
                     source_ref: Some(format!("slack:archives/{}/p{}", ch.id, ts.replace('.', ""))),
                     participants: Vec::new(),
                     tags: Vec::new(),
@@ -287,12 +251,22 @@ pub fn read_slack_export(dir: &Path) -> Result<(Vec<Item>, ReadReport)> {
                     warn(&mut report, &file, line_of(&text, ts), format!("{e}: skipped"));
                     continue;
                 }
-                msgs.push((ts_ms, ts.to_string(), item));
+                msgs.push((ts_ms, ts.to_string(), item, unnamed_bot));
             }
         }
         msgs.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-        items.extend(msgs.into_iter().map(|(_, _, item)| item));
+        items.extend(msgs.into_iter().map(|(_, _, item, bot)| (item, bot)));
     }
+    // A bot's posts may come before (or in another channel than) the notice that names it.
+    let items: Vec<Item> = items
+        .into_iter()
+        .map(|(mut item, bot)| {
+            if let (Item::Chat(c), Some(name)) = (&mut item, bot.and_then(|b| bot_names.get(&b))) {
+                c.author = name.clone();
+            }
+            item
+        })
+        .collect();
     report.written = items.len() as u64;
     Ok((items, report))
 }
@@ -384,6 +358,32 @@ mod tests {
         let empty = tempfile::tempdir().unwrap();
         let e = read_slack_export(empty.path()).unwrap_err().to_string();
         assert!(e.contains("channels.json is missing"), "{e}");
+    }
+
+    /// hfaran/slack-export-viewer's test archive (tests/data/slack/README.md): before bot posts
+    /// were read, 94 of its 158 records were skipped as empty.
+    #[test]
+    fn a_real_export_keeps_its_bot_posts() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slack/mesos-magellan");
+        let (items, report) = read_slack_export(&dir).unwrap();
+        assert_eq!((report.read, report.written), (158, 150), "{report:?}");
+        assert_eq!(report.skipped.get("join or leave notice"), Some(&8), "only the joins are left out: {report:?}");
+        assert!(report.adds_up());
+        let msgs: Vec<&ChatMessage> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Chat(c) => Some(c),
+                Item::Email(_) => None,
+            })
+            .collect();
+        let by = |author: &str| msgs.iter().filter(|m| m.author == author).count();
+        assert_eq!(by("github"), 94, "every commit notice is the bot's, named by its bot_add notice");
+        assert_eq!(by("unknown"), 0);
+        let commit = msgs.iter().find(|m| m.text.contains("executor with simulated annealing rough draft")).unwrap();
+        assert!(commit.text.starts_with("[enrique:master] 1 new commit by Anthony Bilinski:"), "{}", commit.text);
+        let comment = msgs.iter().find(|m| m.text.contains("[comment on file: 10 cities]")).unwrap();
+        assert_eq!(comment.author, "Hermione Granger", "the comment's user, not `unknown`");
+        assert!(comment.text.starts_with("```'cities': {"), "{}", comment.text);
     }
 
     #[test]
