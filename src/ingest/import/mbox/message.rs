@@ -3,6 +3,7 @@
 //! is named in the body text as `[attachment: report.pdf]`, so a search for the file finds the
 //! mail that carried it.
 
+use super::dating::{Clocks, HeaderDate};
 use super::split::RawMessage;
 use crate::text::clip;
 use mail_parser::decoders::html::html_to_text;
@@ -30,7 +31,8 @@ pub(super) struct Parsed {
     pub to: Vec<String>,
     pub cc: Vec<String>,
     pub subject: String,
-    pub date_ms: i64,
+    /// The clocks it carries; [`super::dating::decide`] dates it.
+    pub clocks: Clocks,
     pub body: String,
 }
 
@@ -38,19 +40,12 @@ pub(super) struct Parsed {
 pub(super) type LineErr = (usize, String);
 
 /// Read one message. Fails (the caller skips the message and names it) on a message cut off
-/// inside its headers, on the file's last message cut off inside a multipart body (`at_end`:
-/// the file was cut, as an interrupted download cuts it), and on a message with no date at
-/// all; any bytes are text (decoded per the charset they declare, lossily where they break
+/// inside its headers and on the file's last message cut off inside a multipart body (`at_end`:
+/// the file was cut, as an interrupted download cuts it); any bytes are text (decoded per the charset they declare, lossily where they break
 /// it). An unclosed multipart with another message after it is malformed mail, not a cut
-/// file: it is read as far as it goes and noted in `notes`. A message without a readable
-/// `Date:` is dated by the fallbacks of [`date`], each named in `notes`; `prev_ms` is the
-/// time of the message before it in the file.
-pub(super) fn parse(
-    mut raw: RawMessage,
-    at_end: bool,
-    prev_ms: Option<i64>,
-    notes: &mut Vec<LineErr>,
-) -> Result<Parsed, LineErr> {
+/// file: it is read as far as it goes and noted in `notes`. Its clocks are gathered, not yet
+/// read: its date depends on the messages around it (`dating`).
+pub(super) fn parse(mut raw: RawMessage, at_end: bool, notes: &mut Vec<LineErr>) -> Result<Parsed, LineErr> {
     let Some(header_end) = header_end(&raw.bytes) else {
         return Err((
             if raw.bytes.is_empty() { raw.start } else { raw.line_at(raw.bytes.len() - 1) },
@@ -61,7 +56,12 @@ pub(super) fn parse(
     let Some(msg) = MessageParser::new().parse(&raw.bytes[..]) else {
         // No header at all (the message opens with a blank line): a body and nothing else.
         let body = String::from_utf8_lossy(&raw.bytes[header_end..]).trim().to_string();
-        let date_ms = fallback_date(&raw, None, NO_DATE_HEADER, prev_ms, notes)?;
+        let clocks = Clocks {
+            start: raw.start,
+            header: HeaderDate::Missing,
+            received: None,
+            separator: separator_date(&raw.separator),
+        };
         return Ok(Parsed {
             start: raw.start,
             message_id: None,
@@ -71,7 +71,7 @@ pub(super) fn parse(
             to: Vec::new(),
             cc: Vec::new(),
             subject: String::new(),
-            date_ms,
+            clocks,
             body,
         });
     };
@@ -81,7 +81,7 @@ pub(super) fn parse(
         }
         notes.push((line, format!("{reason}; another message follows, so it is read as far as it goes")));
     }
-    let date_ms = date(&raw, &msg, prev_ms, notes)?;
+    let clocks = clocks(&raw, &msg);
     let ids = |v: &HeaderValue<'_>| -> Vec<String> {
         match v {
             HeaderValue::Text(t) => vec![t.trim().to_string()],
@@ -122,7 +122,7 @@ pub(super) fn parse(
         to: addresses(msg.to()),
         cc: addresses(msg.cc()),
         subject: msg.subject().unwrap_or_default().trim().to_string(),
-        date_ms,
+        clocks,
         body: body_text(&msg),
     })
 }
@@ -187,14 +187,12 @@ fn check_multipart_closed(raw: &RawMessage, msg: &Message<'_>) -> Result<(), Lin
     Ok(())
 }
 
-/// `Date:`; else (no `Date:`, an empty one, one that cannot be read) the first of the
-/// fallbacks of [`fallback_date`] that has a date, named in `notes` (a wrong date would file
-/// the mail in the wrong week without a word).
-fn date(raw: &RawMessage, msg: &Message<'_>, prev_ms: Option<i64>, notes: &mut Vec<LineErr>) -> Result<i64, LineErr> {
-    let header = msg.root_part().headers.iter().find(|h| h.name == HeaderName::Date);
-    let (line, why) = match header {
+/// The clocks `msg` carries: its `Date:` header, its last `Received:` header's date (the
+/// first hop, the nearest to when it was sent) and its `From ` line's.
+fn clocks(raw: &RawMessage, msg: &Message<'_>) -> Clocks {
+    let header = match msg.root_part().headers.iter().find(|h| h.name == HeaderName::Date) {
         Some(h) => match &h.value {
-            HeaderValue::DateTime(d) if d.is_valid() => return Ok(d.to_timestamp().saturating_mul(1000)),
+            HeaderValue::DateTime(d) if d.is_valid() => HeaderDate::Good(d.to_timestamp().saturating_mul(1000)),
             _ => {
                 let start = (h.offset_start as usize).min(raw.bytes.len());
                 let end = (h.offset_end as usize).clamp(start, raw.bytes.len());
@@ -205,10 +203,10 @@ fn date(raw: &RawMessage, msg: &Message<'_>, prev_ms: Option<i64>, notes: &mut V
                 } else {
                     format!("unreadable Date header `{}`", clip(value, 60))
                 };
-                (Some(raw.line_at(h.offset_field as usize)), why)
+                HeaderDate::Bad { line: raw.line_at(h.offset_field as usize), why }
             }
         },
-        None => (None, NO_DATE_HEADER.to_string()),
+        None => HeaderDate::Missing,
     };
     let received = msg
         .root_part()
@@ -221,50 +219,7 @@ fn date(raw: &RawMessage, msg: &Message<'_>, prev_ms: Option<i64>, notes: &mut V
         })
         .next_back()
         .map(|d| d.to_timestamp().saturating_mul(1000));
-    let at = line.unwrap_or(raw.start);
-    let mut noted = Vec::new();
-    let ms = fallback_date(raw, received, &why, prev_ms, &mut noted);
-    notes.extend(noted.into_iter().map(|(_, reason)| (at, reason)));
-    ms
-}
-
-/// A message's date when its `Date:` cannot be had (`why`): its `From ` line's date, else
-/// its last `Received:` header's (the first hop, the nearest to when it was sent), else the
-/// time of the message before it in the file; the one taken is named in `notes`. No date at
-/// all is the error.
-fn fallback_date(
-    raw: &RawMessage,
-    received: Option<i64>,
-    why: &str,
-    prev_ms: Option<i64>,
-    notes: &mut Vec<LineErr>,
-) -> Result<i64, LineErr> {
-    let (ms, from) = if let Some(ms) = separator_date(&raw.separator) {
-        // mbox's own date (the delivery time) for a message without `Date:` is how mbox has
-        // always been read: said only when a `Date:` was there and could not be read.
-        if why == NO_DATE_HEADER {
-            return Ok(ms);
-        }
-        (ms, "its `From ` line's date")
-    } else if let Some(ms) = received {
-        (ms, "its last Received header's date")
-    } else if let Some(ms) = prev_ms {
-        (ms, "the time of the message before it")
-    } else {
-        return Err(no_date(raw, why));
-    };
-    notes.push((raw.start, format!("{why}: dated by {from}")));
-    Ok(ms)
-}
-
-/// Why a message without a `Date:` header is dated by a fallback.
-const NO_DATE_HEADER: &str = "no Date header";
-
-fn no_date(raw: &RawMessage, why: &str) -> LineErr {
-    (
-        raw.start,
-        format!("{why}, no date on its `From ` line or in a Received header, and no message before it: skipped"),
-    )
+    Clocks { start: raw.start, header, received, separator: separator_date(&raw.separator) }
 }
 
 /// The asctime date of a `From sender Tue May  2 09:14:00 2023` separator (a numeric zone

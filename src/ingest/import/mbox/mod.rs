@@ -4,8 +4,10 @@
 //! e-mail source `mbox:<root message-id>`. The file is read as a stream, one message in memory
 //! at a time (`split`, over `lines`); each message is read by mail-parser (`message`): MIME, transfer
 //! encodings, RFC 2047 words, charsets (windows-1252, ISO-8859-x, multi-byte through
-//! encoding_rs), the `text/plain` alternative else the HTML as text, attachments named.
+//! encoding_rs), the `text/plain` alternative else the HTML as text, attachments named; each
+//! message is dated among its clocks (`dating`).
 
+mod dating;
 mod lines;
 mod message;
 mod split;
@@ -15,6 +17,7 @@ use super::{ReadReport, ReadWarning};
 use crate::error::{Error, Result};
 use crate::ingest::{EmailMessage, Item};
 use split::{Messages, SplitError};
+use std::collections::HashMap;
 use std::io::BufReader;
 use std::path::Path;
 
@@ -34,6 +37,13 @@ pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
     let mut out = Vec::new();
     let mut report = ReadReport::default();
     let mut prev_ms = None;
+    let mut date_of: HashMap<String, i64> = HashMap::new();
+    let mut trust = dating::SeparatorTrust::default();
+    // Messages dated by their `From ` line, with the date of the message before each: redated
+    // by it when the file's `From ` lines turn out to be a converter's clock.
+    let mut by_separator: Vec<(usize, Option<i64>)> = Vec::new();
+    // Which of the warnings said so.
+    let mut stream_said_separator: std::collections::HashSet<usize> = std::collections::HashSet::new();
     let mut messages = Messages::new(BufReader::with_capacity(1 << 16, file)).peekable();
     while let Some(raw) = messages.next() {
         let raw = raw.map_err(|e| match e {
@@ -44,9 +54,13 @@ pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
         })?;
         report.read += 1;
         let mut notes = raw.notes.clone();
+        let mut dated_by_separator = false;
         let at_end = messages.peek().is_none();
-        let parsed = message::parse(raw, at_end, prev_ms, &mut notes);
+        let parsed = message::parse(raw, at_end, &mut notes);
         let item = parsed.and_then(|p| {
+            trust.check(&p.clocks);
+            let parent = p.in_reply_to.iter().chain(p.references.iter().rev()).find_map(|id| date_of.get(id)).copied();
+            let (date_ms, by) = dating::decide(&p.clocks, &dating::Around { parent, prev: prev_ms }, &mut notes)?;
             let root = threads.root(&p);
             let item = Item::Email(EmailMessage {
                 source_id: format!("mbox:{root}").into(),
@@ -56,19 +70,26 @@ pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
                 to: p.to,
                 cc: p.cc,
                 subject: p.subject,
-                date_ms: p.date_ms,
+                date_ms,
                 body: p.body,
             });
             // Validate now so the warning names the message.
             match item.validate() {
-                Ok(()) => Ok((p.date_ms, p.start, item)),
+                Ok(()) => Ok((date_ms, p.start, item, by)),
                 Err(e) => Err((p.start, format!("message at line {}: {e}: skipped", p.start))),
             }
         });
         match item {
-            Ok(found) => {
-                prev_ms = Some(found.0);
-                out.push(found);
+            Ok((date_ms, start, item, by)) => {
+                if let Item::Email(EmailMessage { message_id: Some(id), .. }) = &item {
+                    date_of.insert(id.clone(), date_ms);
+                }
+                if by == dating::By::Separator {
+                    by_separator.push((out.len(), prev_ms));
+                    dated_by_separator = true;
+                }
+                prev_ms = Some(date_ms);
+                out.push((date_ms, start, item));
             }
             Err((line, reason)) => {
                 report.skip(SKIPPED);
@@ -77,7 +98,37 @@ pub fn read_mbox(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
             }
         }
         notes.sort();
+        if dated_by_separator && let Some(i) = notes.iter().position(|(_, r)| r.ends_with(dating::SEPARATOR_NOTE)) {
+            stream_said_separator.insert(report.warnings.len() + i);
+        }
         report.warnings.extend(notes.into_iter().map(|(line, reason)| ReadWarning { file: None, line, reason }));
+    }
+    if let Some((wrong, checked)) = trust.distrusted() {
+        // The stream's "dated by its `From ` line" for these messages is what the warning
+        // below now says otherwise.
+        let mut at = 0;
+        report.warnings.retain(|_| {
+            at += 1;
+            !stream_said_separator.contains(&(at - 1))
+        });
+        for (i, prev) in by_separator {
+            let (date, start, item) = &mut out[i];
+            let reason = format!(
+                "its `From ` line's date ({}) is not trusted: {wrong} of this file's {checked} `From ` lines checked against a Date header are years from it (a converter's clock)",
+                dating::day(*date)
+            );
+            let reason = match prev {
+                Some(p) => {
+                    *date = p;
+                    if let Item::Email(e) = item {
+                        e.date_ms = p;
+                    }
+                    format!("{reason}: dated by the time of the message before it")
+                }
+                None => format!("{reason}, and no other clock: kept"),
+            };
+            report.warnings.push(ReadWarning { file: None, line: *start, reason });
+        }
     }
     out.sort_by_key(|(date, start, _)| (*date, *start));
     report.written = out.len() as u64;
@@ -243,6 +294,69 @@ at noon.\n\
             ]
         );
         assert!(report.adds_up());
+    }
+
+    /// notmuch's test corpora converted to mbox (notmuch/notmuch, `test/corpora/lkml`): every
+    /// `From ` line carries the conversion's time (`From MAILER-DAEMON Sun Dec  6 13:07:42
+    /// 2026`) while the mails are from 2009. A mail whose `Date:` was emptied took 2026 from it
+    /// and stretched its thread by 17 years, with a warning naming the `From ` line as if
+    /// trusted.
+    #[test]
+    fn a_from_line_that_lies_dates_nothing() {
+        let head = |id: &str, date: &str, extra: &str| {
+            format!(
+                "From MAILER-DAEMON Sun Dec  6 13:07:42 2026\nFrom: carl@example.com\nSubject: notmuch\n\
+                 Date: {date}\nMessage-ID: <{id}@example.com>\n{extra}\nbody {id}\n\n"
+            )
+        };
+        let text = [
+            head("a", "Tue, 17 Nov 2009 13:00:00 -0800", ""),
+            head("b", "", "In-Reply-To: <a@example.com>\n"),
+            head("c", "Wed, 18 Nov 2009 09:00:00 -0800", ""),
+            head("d", "", ""),
+        ]
+        .concat();
+        let (_d, p) = write(text.as_bytes());
+        let (items, report) = read_mbox(&p).unwrap();
+        let m = emails((items, report.clone()));
+        let year =
+            |e: &EmailMessage| chrono::DateTime::from_timestamp_millis(e.date_ms).unwrap().format("%Y").to_string();
+        assert!(m.iter().all(|e| year(e) == "2009"), "{:?}", m.iter().map(year).collect::<Vec<_>>());
+        let reasons: Vec<(usize, &str)> = report.warnings.iter().map(|w| (w.line, w.reason.as_str())).collect();
+        assert_eq!(
+            reasons,
+            [
+                (
+                    12,
+                    "empty Date header: dated by the date of the message it replies to (2009-11-17 21:00), \
+                     not its `From ` line's (2026-12-06 13:07), years apart"
+                ),
+                (
+                    26,
+                    "its `From ` line's date (2026-12-06 13:07) is not trusted: 2 of this file's 2 `From ` lines \
+                     checked against a Date header are years from it (a converter's clock): dated by the time of \
+                     the message before it"
+                ),
+            ]
+        );
+        assert!(report.adds_up());
+    }
+
+    /// A sender's clock years off (a dead CMOS battery: `Date: 1 Jan 1980`) against the
+    /// servers' stamps: the servers keep time.
+    #[test]
+    fn a_date_header_years_from_its_received_stamp_is_not_taken() {
+        let text = "From a@example.com Tue May  2 09:14:00 2023\nFrom: a@example.com\nSubject: x\n\
+                    Received: from laptop by relay.example.com; Tue, 2 May 2023 09:13:00 +0000\n\
+                    Date: Tue, 1 Jan 1980 00:00:00 +0000\nMessage-ID: <x@example.com>\n\nbody\n";
+        let (_d, p) = write(text.as_bytes());
+        let (items, report) = read_mbox(&p).unwrap();
+        assert_eq!(emails((items, report.clone()))[0].date_ms, 1_683_018_780_000);
+        assert_eq!(
+            report.warnings[0].reason,
+            "its Date header (1980-01-01 00:00) and its last Received header (2023-05-02 09:13) disagree by years: \
+             dated by the Received header"
+        );
     }
 
     #[test]
