@@ -3,7 +3,7 @@
 //! (rebuilt on open when it is behind, or by `reindex`).
 
 use super::Memory;
-use super::commit::{EMBED_BATCH, embed_rows};
+use super::commit::{Claim, EMBED_BATCH, embed_rows};
 use crate::derived::{WriteGazetteer, load_vectors};
 use crate::embed::{Embedder, VectorMatrix};
 use crate::error::Result;
@@ -81,18 +81,39 @@ impl Memory {
     /// Embed `ids` (those still stored) in one transaction under the writer lock, with this
     /// write's index writer, and add their vectors and the session vectors they change to the
     /// matrix.
+    ///
+    /// A commit of its own rather than `commit.rs`'s stages: those run a [`WriteBatch`]
+    /// (due buffers sealed first, index documents added, the matrix changed by what the
+    /// batch wrote and dropped), and a batch of vectors is none of that: it seals nothing,
+    /// and the index only takes the new generation. The order is the stages' all the same
+    /// (store commit, index commit, then the in-memory state), and the generation the shared
+    /// state claims moves through the same [`Claim`] at the same points, so a crash or an
+    /// error here leaves what a failed write leaves.
+    ///
+    /// [`WriteBatch`]: crate::ingest::WriteBatch
     fn embed_nodes(&mut self, iw: &mut IndexWrite, emb: &dyn Embedder, missing: &[NodeId]) -> Result<usize> {
         if missing.is_empty() {
             return Ok(0);
         }
         let n = missing.len();
+        let next = self.store.generation()? + 1;
         let tx = self.store.begin()?;
         crate::crash::point("open_embed");
         let (vecs, parents) = embed_stored(&tx, emb, missing)?;
-        let g = tx.commit()?;
+        Claim::Committing(next).set(&mut self.shared.derived_mut());
+        let g = match tx.commit() {
+            Ok(g) => g,
+            Err(e) => {
+                Claim::RolledBack(self.store.generation()?).set(&mut self.shared.derived_mut());
+                return Err(e);
+            }
+        };
         self.synced = g;
         // The index did not change, but its payload must track the generation.
-        iw.commit(g)?;
+        if let Err(e) = iw.commit(g) {
+            Claim::IndexFailed(g).set(&mut self.shared.derived_mut());
+            return Err(e);
+        }
         let store = &self.store;
         let mark = store.vector_mark()?;
         let mut derived = self.shared.derived_mut();
@@ -107,7 +128,7 @@ impl Memory {
                 Ok(())
             })?;
         }
-        derived.set_generation(g);
+        Claim::Settled(g).set(&mut derived);
         Ok(n)
     }
 
