@@ -287,6 +287,9 @@ fn an_empty_input_creates_no_store() {
         let r = memtree(&s, &["ingest", "--format", format, input.to_str().unwrap()], None);
         let v = r.json();
         assert!(r.err.contains(said) && r.err.contains("warning"), "{format}: {}", r.err);
+        // The summary's `warnings` say it too, as the last of them.
+        let last = v["warnings"].as_array().and_then(|w| w.last()).cloned().unwrap_or_default();
+        assert!(last["reason"].as_str().is_some_and(|r| r.contains(said)), "{format}: {v}");
         assert!(!s.exists(), "{format}: an empty input created a store");
         assert_eq!(v["leaves"], 0, "{format}: {v}");
         let r = memtree(&s, &["ingest", "--format", format, "--strict", input.to_str().unwrap()], None);
@@ -301,8 +304,9 @@ fn an_empty_input_creates_no_store() {
     let chat = empty("chat.jsonl", &format!("{CHAT_OK}\n"));
     memtree(&s, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()], None).json();
     let r = memtree(&s, &["ingest", "--format", "chat-jsonl", d.path().join("empty.jsonl").to_str().unwrap()], None);
-    r.json();
+    let v = r.json();
     assert!(r.err.contains("nothing was read"), "{}", r.err);
+    assert_eq!(v["warnings"], json!([{"line": 0, "reason": "nothing was read from it (no record)"}]), "{v}");
     assert!(s.exists());
 }
 
