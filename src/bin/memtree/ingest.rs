@@ -78,8 +78,10 @@ pub(crate) fn nothing_read(path: &Path, s: &ImportSummary, strict: bool) -> Resu
 /// notes folder's name a path, the others a line, 0 for the whole input).
 pub(crate) fn ingest_json(s: &ImportSummary, path: &Path, nothing: Option<&str>) -> serde_json::Value {
     let r = &s.report;
+    // `duplicate_leaves` (leaves already stored) is not `messages.duplicates` (records already
+    // stored): a record can be several leaves (a long message's pieces, a note's chunks).
     let mut v = serde_json::json!({"sources": r.sources, "leaves": r.leaves, "summaries": r.summaries,
-        "duplicates": r.duplicates, "removed": r.removed, "forgotten": r.forgotten});
+        "duplicate_leaves": r.duplicates, "removed": r.removed, "forgotten": r.forgotten});
     if let Some(n) = &s.notes {
         v["added"] = n.added.into();
         v["replaced"] = n.replaced.into();
