@@ -39,8 +39,9 @@ impl Memory {
 
     /// Embed the nodes without a vector (see [`crate::Embedding::Deferred`]), one batch per
     /// write so that other writers get the lock between batches and a crash or a stop loses
-    /// at most the batch in flight; `progress` hears after each batch. Returns how many nodes
-    /// were embedded (0 without a model).
+    /// at most the batch in flight; `progress` hears once before the first batch (`done` = 0,
+    /// as an import's writes report) and after each batch. Returns how many nodes were
+    /// embedded (0 without a model).
     pub fn embed_pending(&mut self, progress: impl FnMut(Progress)) -> Result<usize> {
         self.embed_pending_until(&|| false, EMBED_BATCH, progress)
     }
@@ -60,6 +61,9 @@ impl Memory {
         // (the same vector) or skipped (its row is gone).
         let missing = self.store.nodes_missing_vectors(emb.name())?;
         let total = missing.len() as u64;
+        // Before the first batch, which can take many seconds (the model's first calls): a
+        // front end starts its clock and shows the phase now, not when the batch is done.
+        progress(Progress { unit: "vectors", done: 0, total });
         let mut done = 0usize;
         for batch in missing.chunks(batch.max(1)) {
             if stop() {
