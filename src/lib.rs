@@ -79,7 +79,6 @@ pub use embed::{
 };
 pub use entities::{EntityRecord, Handle, Registry, VaultFingerprint};
 pub use error::{Error, Result};
-pub use graph::{co_occurring_entities, neighbors};
 pub use ingest::import::{
     FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, ReadReport, ReadWarning, last_week_shift,
     read_notes,
