@@ -109,4 +109,4 @@ pub use retrieval::{
 pub use store::{EdgeRow, ForgetRecord, SourceSummary, StoreCounts};
 pub use text::{MAX_QUESTION_CHARS, MAX_QUESTION_TERMS};
 pub use tree::{ExtractiveSummariser, Summariser, SummaryChild, SummaryRequest};
-pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};
+pub use types::{EntityId, EntityKind, ForgetGrain, NodeId, NodeKind, SourceId, SourceKind, TreeId};
