@@ -5,8 +5,11 @@ use super::{read_chatgpt_export, read_claude_export};
 use crate::ingest::import::ReadReport;
 use std::path::Path;
 
+/// One of the two readers.
+type Reader = fn(&Path) -> crate::Result<(Vec<crate::Item>, ReadReport)>;
+
 /// (line, reason) of each warning of `text` read by `read`.
-fn warnings(text: &str, read: fn(&Path) -> crate::Result<(Vec<crate::Item>, ReadReport)>) -> Vec<(usize, String)> {
+fn warnings(text: &str, read: Reader) -> Vec<(usize, String)> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("conversations.json");
     std::fs::write(&path, text).unwrap();
