@@ -13,9 +13,11 @@
 //! seconds rather than minutes. Linux only (reads `/proc/self/status`); without the model
 //! files (and without that variable) it says so and measures nothing.
 
+mod proc_status;
 mod synth;
 
 use memtree::{Format, Memory, ModelPaths, OpenOptions};
+use proc_status::status_mb;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -83,16 +85,6 @@ const WORDS: &[&str] = &[
     "agreed",
     "to",
 ];
-
-/// A `/proc/self/status` field in MB (0 where there is none).
-fn status_mb(key: &str) -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix(key))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|kb| kb.parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
-}
 
 /// Whether `MEMTREE_BENCH_NO_MODEL` asks for an import without the model.
 fn no_model() -> bool {

@@ -96,12 +96,14 @@
 //! copy of the report without any one of the keys, or with it set to `-1`, is refused.
 
 mod bench_json;
+mod proc_status;
 mod query_model;
 #[path = "latency/report.rs"] // beside this bench, not a bench target of its own
 mod report;
 mod synth;
 
 use bench_json::dir_bytes;
+use proc_status::status_mb;
 use query_model::QueryModel;
 use report::{DENSE_MODES, LEXICAL_MODES, Modes, Pct, check_report, report_keys};
 
@@ -155,15 +157,6 @@ fn peak_rss_mb() -> u64 {
 /// Current resident set (Linux `VmRSS`), MB; 0 elsewhere.
 fn rss_mb() -> u64 {
     status_mb("VmRSS:")
-}
-
-fn status_mb(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix(key))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
 }
 
 /// `dir_bytes` in MB.

@@ -14,11 +14,13 @@
 //! one that is complete, so a million-leaf store is built once. `-- --test` is a smoke run (2,000 messages, 10 questions). Linux only (reads
 //! `/proc/self/status`); without the model files the child reads lexically and says so.
 
+mod proc_status;
 mod query_model;
 mod synth;
 
 use memtree::tool::{Request, call_read};
 use memtree::{Embedder, FastEmbedder, HashEmbedder, Memory, ModelPaths, OpenOptions, Scope};
+use proc_status::status_mb;
 use query_model::QueryModel;
 use serde_json::json;
 use std::path::Path;
@@ -28,16 +30,6 @@ use std::time::Instant;
 
 /// Marks a store whose build and vectors finished (a killed build is rebuilt).
 const COMPLETE: &str = "bench-complete";
-
-/// A `/proc/self/status` field in MB (0 where there is none).
-fn status_mb(key: &str) -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix(key))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|kb| kb.parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
-}
 
 fn questions(n: usize) -> Vec<String> {
     let mut r = synth::Rng::new(9);

@@ -23,9 +23,11 @@
 //! baseline without a cross-encoder.
 
 mod bench_json;
+mod proc_status;
 
 use memtree::eval::{Sample, read_corpus};
 use memtree::{CrossEncoder, HashEmbedder, Memory, MemoryReader, OpenOptions, Reranker, Scope, WalkArgs, walk};
+use proc_status::status_mb;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,15 +38,6 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
         return 0.0;
     }
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-fn status_mb(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix(key))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
 }
 
 /// Frees what glibc holds and resets `VmHWM` (Linux ≥ 4.0), so a row's peak is its own.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check that the code names a design document quotes still exist.
 
-Usage: scripts/check-doc-names.py [DOC]   (DOC defaults to ARCHITECTURE.md)
+Usage: scripts/check-doc-names.py [DOC...]   (DOCs default to ARCHITECTURE.md and RELIABILITY.md)
 
 Every `name` in backticks (outside fenced code blocks) that looks like a code identifier or
 a path is checked against the repository (the folder above this script):
@@ -10,7 +10,9 @@ a path is checked against the repository (the folder above this script):
   A path that starts at a top-level folder or file (`src/…`, `tests/…`, `.ci/run`) must exist
   exactly there. A partial path (`walk/params.rs`, `timeline.rs`) must be the tail of some
   file or folder in the repository (outside `target/` and `.git/`). `<placeholder>` parts
-  are matched by any name and `*` globs as the shell would;
+  are matched by any name and `*` globs as the shell would. A path below a placeholder that
+  is not on disk (`<store>/writer.lock`, `<store>/content/entities/`) is one the code makes
+  at run time: each of its names must occur in the code;
 - an identifier must occur as a whole word in the code: src/, tests/, benches/, examples/,
   scripts/, .ci/, Cargo.toml, and index_schema/ (the SQL migrations and the index schema,
   which src/ includes with `include_str!`). `a::b::c` is checked segment by segment,
@@ -21,8 +23,8 @@ a path is checked against the repository (the folder above this script):
 Skipped as not names: spans with spaces (commands, prose, SQL), flags (`--now`), numbers,
 commits and hashes, JSON and format strings (`{…}`, `"…"`), entity prefixes and keys with one colon
 (`person:`, `mid:<message-id>`), and punctuation. Each missing name is printed with its line
-number; the exit status is 1 when any is missing and 0 otherwise. Python 3 standard library
-only.
+number; the exit status is 1 when any is missing, 2 when a document cannot be read, and 0
+otherwise. Python 3 standard library only.
 """
 
 import fnmatch
@@ -41,6 +43,10 @@ ALLOWED = {
     # "Adding a mode" names a hypothetical new mode `foo` (`FooArgs`, `Request::Foo(FooArgs)`)
     "foo", "Foo", "FooArgs",
 }
+
+# The design documents that quote code names: ARCHITECTURE.md (the code map) and RELIABILITY.md
+# (the promises and the tests that prove them).
+DEFAULT_DOCS = ["ARCHITECTURE.md", "RELIABILITY.md"]
 
 FILE_EXTENSIONS = {
     "rs", "py", "sh", "md", "json", "jsonl", "toml", "sql", "txt", "yml", "yaml", "onnx", "lock",
@@ -207,6 +213,11 @@ def check(name, repo):
         parts = name.split("/")
         # a file made at run time: `<store>/writer.lock`, `memtree-model.json`
         rest = "/".join(parts[1:]) if re.match(r"^<[^>]*>$", parts[0]) else name
+        # a folder made at run time, `<store>/content/entities/`: each of its names is one
+        # the code spells (the store's own folders are made by the code, not the checkout)
+        segs = [p for p in rest.split("/") if p]
+        if rest != name and "/" in rest.rstrip("/") and all(IDENT.match(p) and repo.has_word(p) for p in segs):
+            return None
         ext = rest.rsplit(".", 1)[-1] if "." in rest else ""
         if "/" not in rest and ext not in SOURCE_EXTENSIONS and repo.has_word(rest):
             return None
@@ -230,15 +241,14 @@ def check(name, repo):
     return None
 
 
-def main(argv):
-    doc = argv[1] if len(argv) > 1 else "ARCHITECTURE.md"
+def check_doc(doc, repo):
+    """Print each missing name of `doc`; the number missing, or None when it cannot be read."""
     try:
         with open(doc, encoding="utf-8") as f:
             text = strip_fences(f.read())
     except OSError as e:
         print(f"{doc}: {e.strerror}", file=sys.stderr)
-        return 2
-    repo = Repo(ROOT)
+        return None
     missing = 0
     for line, span in code_spans(text):
         gone = check(span, repo)
@@ -248,8 +258,20 @@ def main(argv):
             print(f"{doc}:{line}: `{span}`{detail}")
     if missing:
         print(f"{missing} name(s) in {doc} not found in the repository", file=sys.stderr)
-        return 1
-    return 0
+    return missing
+
+
+def main(argv):
+    docs = argv[1:] or DEFAULT_DOCS
+    repo = Repo(ROOT)
+    status = 0
+    for doc in docs:
+        missing = check_doc(doc, repo)
+        if missing is None:
+            status = 2
+        elif missing and status == 0:
+            status = 1
+    return status
 
 
 if __name__ == "__main__":

@@ -67,7 +67,7 @@ pub enum Error {
     /// A restore with another embedding model than the one the archive names: its vectors
     /// would be another model's than the store it came from.
     #[error(
-        "the archive was exported with model `{archive}`, this restore runs with `{given}`: pass the archive's model, or --no-model and run `memtree reindex` with the new one afterwards"
+        "the archive was exported with model `{archive}`, this restore runs with `{given}`: restore with the archive's model, or without a model and re-embed with the new one afterwards"
     )]
     ArchiveModel {
         /// The model the archive names.
@@ -76,7 +76,7 @@ pub enum Error {
         given: String,
     },
     /// A restore into a store that already holds something, without a merge.
-    #[error("the store at {dir} is not empty: restore into a new store, or merge the archive into this one (--merge)")]
+    #[error("the store at {dir} is not empty: restore into a new store, or merge the archive into this one")]
     StoreNotEmpty {
         /// The store directory.
         dir: PathBuf,

@@ -79,7 +79,6 @@ pub use embed::{
 };
 pub use entities::{EntityRecord, Handle, Registry, VaultFingerprint};
 pub use error::{Error, Result};
-pub use graph::{co_occurring_entities, neighbors};
 pub use ingest::import::{
     FileIssue, Format, Note, NoteFolder, NoteOptions, Parsed, Progress, ReadReport, ReadWarning, last_week_shift,
     read_notes,
@@ -110,4 +109,4 @@ pub use retrieval::{
 pub use store::{EdgeRow, ForgetRecord, SourceSummary, StoreCounts};
 pub use text::{MAX_QUESTION_CHARS, MAX_QUESTION_TERMS};
 pub use tree::{ExtractiveSummariser, Summariser, SummaryChild, SummaryRequest};
-pub use types::{EntityId, EntityKind, NodeId, NodeKind, SourceId, SourceKind, TreeId};
+pub use types::{EntityId, EntityKind, ForgetGrain, NodeId, NodeKind, SourceId, SourceKind, TreeId};

@@ -213,6 +213,35 @@ impl NodeKind {
     }
 }
 
+/// What a forget record holds back: one leaf, a whole source, or a source's leaves in a time
+/// range (the grains of `Forget`, as the store and an archive name them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ForgetGrain {
+    /// One leaf, by id and by the hash of its text.
+    Leaf,
+    /// A whole source.
+    Source,
+    /// A source's leaves in a time range.
+    Range,
+}
+
+impl ForgetGrain {
+    /// The lower-case name used in JSON and in the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForgetGrain::Leaf => "leaf",
+            ForgetGrain::Source => "source",
+            ForgetGrain::Range => "range",
+        }
+    }
+
+    /// The grain named `s` (`as_str`'s names), `None` for any other.
+    pub fn parse(s: &str) -> Option<ForgetGrain> {
+        [ForgetGrain::Leaf, ForgetGrain::Source, ForgetGrain::Range].into_iter().find(|g| g.as_str() == s)
+    }
+}
+
 /// The closed set of entity kinds (SPEC §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

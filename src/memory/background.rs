@@ -319,7 +319,11 @@ fn work(mut mem: Memory, shared: &Shared, hook: Option<&(dyn Fn(&EmbedEvent<'_>)
                     st.done = p.done;
                     st.total = p.total;
                 }
-                tell(&EmbedEvent::Batch(p));
+                // The report before the first batch (`done` = 0) sets the total; an event is a
+                // batch stored.
+                if p.done > 0 {
+                    tell(&EmbedEvent::Batch(p));
+                }
             })
         }));
         let (result, panicked) = match outcome {

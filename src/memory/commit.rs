@@ -158,10 +158,11 @@ struct Stored {
 }
 
 /// The generation this process's shared derived state says it reflects, at each point of a
-/// write where it moves: [`Claim::set`] is the one place the write path sets it. Readers of
-/// this process compare it with the store's: behind, they reload the whole state.
+/// write where it moves: [`Claim::set`] is the one place the write path sets it (the writes
+/// here, and the vector batches of `upkeep.rs`, which commit the same way). Readers of this
+/// process compare it with the store's: behind, they reload the whole state.
 #[derive(Debug, Clone, Copy)]
-enum Claim {
+pub(super) enum Claim {
     /// Just before the store commits this generation: the shared state claims it, so that
     /// this process's readers do not take the commit for another process's and reload
     /// everything; until the derived stage lands they lag by this write, as the index does.
@@ -176,7 +177,7 @@ enum Claim {
 }
 
 impl Claim {
-    fn set(self, derived: &mut Derived) {
+    pub(super) fn set(self, derived: &mut Derived) {
         derived.set_generation(match self {
             Claim::Committing(g) | Claim::RolledBack(g) | Claim::Settled(g) => g,
             Claim::IndexFailed(g) => g - 1,

@@ -7,7 +7,7 @@ use super::Memory;
 use crate::error::{Error, Result};
 use crate::ingest::{Resealed, content_hash};
 use crate::store::{ForgetRecord, ForgottenReads, NodeReads};
-use crate::types::{EntityId, NodeId, SourceId, TreeId};
+use crate::types::{EntityId, ForgetGrain, NodeId, SourceId, TreeId};
 
 /// What to forget.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +69,8 @@ impl Memory {
         let now = self.shared.now_ms();
         let mut record = ForgetRecord {
             id: 0,
-            grain: String::new(),
+            // Each arm of the match below sets it, with the fields of its grain.
+            grain: ForgetGrain::Leaf,
             source_id: String::new(),
             node_id: None,
             content_hash: None,
@@ -85,20 +86,20 @@ impl Memory {
                     .flatten()
                     .filter(|n| n.is_leaf())
                     .ok_or_else(|| Error::NodeNotFound { id: id.to_string() })?;
-                record.grain = "leaf".into();
+                record.grain = ForgetGrain::Leaf;
                 record.node_id = Some(node.node_id.to_string());
                 record.content_hash = Some(content_hash(&node.content));
                 (SourceId::from(node.tree_id.scope()), Some(vec![node.node_id]))
             }
             Forget::Source(s) => {
-                record.grain = "source".into();
+                record.grain = ForgetGrain::Source;
                 (s.clone(), None)
             }
             Forget::Range { source, since_ms, until_ms } => {
                 if until_ms < since_ms {
                     return Err(Error::invalid("until", "the range ends before it starts"));
                 }
-                record.grain = "range".into();
+                record.grain = ForgetGrain::Range;
                 record.since_ms = Some(*since_ms);
                 record.until_ms = Some(*until_ms);
                 let ids = store

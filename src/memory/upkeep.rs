@@ -3,7 +3,7 @@
 //! (rebuilt on open when it is behind, or by `reindex`).
 
 use super::Memory;
-use super::commit::{EMBED_BATCH, embed_rows};
+use super::commit::{Claim, EMBED_BATCH, embed_rows};
 use crate::derived::{WriteGazetteer, load_vectors};
 use crate::embed::{Embedder, VectorMatrix};
 use crate::error::Result;
@@ -39,8 +39,9 @@ impl Memory {
 
     /// Embed the nodes without a vector (see [`crate::Embedding::Deferred`]), one batch per
     /// write so that other writers get the lock between batches and a crash or a stop loses
-    /// at most the batch in flight; `progress` hears after each batch. Returns how many nodes
-    /// were embedded (0 without a model).
+    /// at most the batch in flight; `progress` hears once before the first batch (`done` = 0,
+    /// as an import's writes report) and after each batch. Returns how many nodes were
+    /// embedded (0 without a model).
     pub fn embed_pending(&mut self, progress: impl FnMut(Progress)) -> Result<usize> {
         self.embed_pending_until(&|| false, EMBED_BATCH, progress)
     }
@@ -60,6 +61,9 @@ impl Memory {
         // (the same vector) or skipped (its row is gone).
         let missing = self.store.nodes_missing_vectors(emb.name())?;
         let total = missing.len() as u64;
+        // Before the first batch, which can take many seconds (the model's first calls): a
+        // front end starts its clock and shows the phase now, not when the batch is done.
+        progress(Progress { unit: "vectors", done: 0, total });
         let mut done = 0usize;
         for batch in missing.chunks(batch.max(1)) {
             if stop() {
@@ -81,18 +85,39 @@ impl Memory {
     /// Embed `ids` (those still stored) in one transaction under the writer lock, with this
     /// write's index writer, and add their vectors and the session vectors they change to the
     /// matrix.
+    ///
+    /// A commit of its own rather than `commit.rs`'s stages: those run a [`WriteBatch`]
+    /// (due buffers sealed first, index documents added, the matrix changed by what the
+    /// batch wrote and dropped), and a batch of vectors is none of that: it seals nothing,
+    /// and the index only takes the new generation. The order is the stages' all the same
+    /// (store commit, index commit, then the in-memory state), and the generation the shared
+    /// state claims moves through the same [`Claim`] at the same points, so a crash or an
+    /// error here leaves what a failed write leaves.
+    ///
+    /// [`WriteBatch`]: crate::ingest::WriteBatch
     fn embed_nodes(&mut self, iw: &mut IndexWrite, emb: &dyn Embedder, missing: &[NodeId]) -> Result<usize> {
         if missing.is_empty() {
             return Ok(0);
         }
         let n = missing.len();
+        let next = self.store.generation()? + 1;
         let tx = self.store.begin()?;
         crate::crash::point("open_embed");
         let (vecs, parents) = embed_stored(&tx, emb, missing)?;
-        let g = tx.commit()?;
+        Claim::Committing(next).set(&mut self.shared.derived_mut());
+        let g = match tx.commit() {
+            Ok(g) => g,
+            Err(e) => {
+                Claim::RolledBack(self.store.generation()?).set(&mut self.shared.derived_mut());
+                return Err(e);
+            }
+        };
         self.synced = g;
         // The index did not change, but its payload must track the generation.
-        iw.commit(g)?;
+        if let Err(e) = iw.commit(g) {
+            Claim::IndexFailed(g).set(&mut self.shared.derived_mut());
+            return Err(e);
+        }
         let store = &self.store;
         let mark = store.vector_mark()?;
         let mut derived = self.shared.derived_mut();
@@ -107,7 +132,7 @@ impl Memory {
                 Ok(())
             })?;
         }
-        derived.set_generation(g);
+        Claim::Settled(g).set(&mut derived);
         Ok(n)
     }
 

@@ -3,6 +3,7 @@
 
 use super::{Reader, Tx};
 use crate::error::Result;
+use crate::types::ForgetGrain;
 use rusqlite::{OptionalExtension, Row, params};
 
 /// One forget record.
@@ -10,8 +11,8 @@ use rusqlite::{OptionalExtension, Row, params};
 pub struct ForgetRecord {
     /// Its id: what `memtree forget --undo` takes.
     pub id: i64,
-    /// `leaf`, `source` or `range`.
-    pub grain: String,
+    /// What it holds back: a leaf, a source or a range.
+    pub grain: ForgetGrain,
     /// The source forgotten, or the forgotten leaf's source.
     pub source_id: String,
     /// The forgotten leaf's id (grain `leaf`).
@@ -29,9 +30,18 @@ pub struct ForgetRecord {
 const COLS: &str = "record_id, grain, source_id, node_id, content_hash, since_ms, until_ms, forgotten_ms";
 
 fn record_from_row(r: &Row<'_>) -> rusqlite::Result<ForgetRecord> {
+    // The column's CHECK admits only the three names; another would be a corrupt row.
+    let grain: String = r.get(1)?;
+    let grain = ForgetGrain::parse(&grain).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            1,
+            rusqlite::types::Type::Text,
+            format!("forget grain `{grain}`").into(),
+        )
+    })?;
     Ok(ForgetRecord {
         id: r.get(0)?,
-        grain: r.get(1)?,
+        grain,
         source_id: r.get(2)?,
         node_id: r.get(3)?,
         content_hash: r.get(4)?,
@@ -52,7 +62,7 @@ impl Tx<'_> {
             ))?
             .execute(params![
                 id,
-                r.grain,
+                r.grain.as_str(),
                 r.source_id,
                 r.node_id,
                 r.content_hash,

@@ -256,3 +256,20 @@ fn finish_and_compare_embedded(fx: &Fixture) {
     let got = mem.as_reader().read(|r| Ok(dense_fingerprint(r, &["tern 42", "Ana"]))).unwrap();
     assert_eq!(got, inline_chats());
 }
+
+#[test]
+fn embed_pending_reports_before_its_first_batch_and_after_each() {
+    // A front end starts the phase's clock before the first batch (the model's first calls
+    // take many seconds), so its duration is the phase's, not the last batch's.
+    let fx = Fixture::new(config());
+    let mut mem = Memory::open_with(fx.dir.path(), deferred(&fx)).unwrap();
+    mem.ingest((0..300).map(|i| chat("slack:#eng", "Ana", T0 + i as i64 * 60_000, &format!("tern {i}")))).unwrap();
+    let pending = mem.as_reader().stats().unwrap().vectors_pending;
+    let mut heard = Vec::new();
+    let made = mem.embed_pending(|p| heard.push((p.unit, p.done, p.total))).unwrap();
+    assert_eq!(made as u64, pending);
+    let total = pending;
+    assert_eq!(heard.first(), Some(&("vectors", 0, total)), "{heard:?}");
+    assert_eq!(heard.last(), Some(&("vectors", total, total)), "{heard:?}");
+    assert_eq!(heard.len(), 1 + total.div_ceil(256) as usize, "{heard:?}");
+}

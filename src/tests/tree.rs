@@ -234,8 +234,11 @@ fn structured_fields_become_entities_and_text_names_match_known_ones() {
     for e in ["person:alice smith", "email:alice@example.com", "email:bob@example.com", "person:caroline"] {
         assert!(ents.contains(e), "{e} in {ents:?}");
     }
-    let edges = mem.as_reader().store().co_occurring(&"person:caroline".into(), 10).unwrap();
+    // SPEC §4's queries, as a host calls them.
+    let edges = mem.as_reader().co_occurring_entities(&"person:caroline".into(), 10).unwrap();
     assert!(edges.iter().any(|e| e.object.0 == "person:melanie" && e.weight == 1), "{edges:?}");
+    let neighbors = mem.as_reader().neighbors(&"person:caroline".into(), 10).unwrap();
+    assert_eq!(neighbors, edges.iter().map(|e| e.object.clone()).collect::<Vec<_>>());
     check_invariants(&mem, &fx.cfg);
 }
 

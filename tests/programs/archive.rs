@@ -191,6 +191,7 @@ fn a_bad_archive_or_target_fails_clearly_and_restores_nothing() {
         ("{\"hello\": 1}\n".to_string(), "not a memtree-archive"),
         (text.replacen("\"leaves\":", "\"leaves\":1000,\"x\":", 1), "the `end` line counts"),
     ];
+    let held = memtree(&s, &["stats"], None).json()["leaves"].clone();
     for (body, want) in cases {
         std::fs::write(&bad, &body).unwrap();
         let r = memtree(&target, &["restore", p(&bad)], None);
@@ -203,12 +204,18 @@ fn a_bad_archive_or_target_fails_clearly_and_restores_nothing() {
         assert_eq!(r.code, Some(1), "{want}: {}", r.out);
         assert!(r.err.contains(want), "{want}: {}", r.err);
         nothing_left(d.path(), &target);
+        // A merge reads the archive through the same checks, and writes nothing either.
+        let r = memtree(&s, &["restore", "--merge", p(&bad)], None);
+        assert_eq!(r.code, Some(1), "merge, {want}: {}", r.out);
+        assert!(r.err.contains(want), "merge, {want}: {}", r.err);
+        assert_eq!(memtree(&s, &["stats"], None).json()["leaves"], held, "merge, {want}");
     }
     // A store that holds something is refused without --merge, and left as it was.
     let before = memtree(&s, &["stats"], None).json();
     let r = memtree(&s, &["restore", p(&archive)], None);
     assert_eq!(r.code, Some(1));
-    assert!(r.err.contains("is not empty"), "{}", r.err);
+    // The library says what to do; the command line names its flag for it.
+    assert!(r.err.contains("is not empty") && r.err.contains("--merge merges it"), "{}", r.err);
     assert_eq!(memtree(&s, &["stats"], None).json()["leaves"], before["leaves"]);
     // --merge behaves as an import: what is stored already is a duplicate.
     let m = memtree(&s, &["restore", "--merge", p(&archive)], None).json();

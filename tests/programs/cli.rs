@@ -53,7 +53,7 @@ fn ingest_prints_counts_and_reimport_adds_nothing() {
     assert!(first["summaries"].as_u64().unwrap() > 0);
     let again = memtree(&s, &["ingest", "--format", "chat-jsonl", &chat], None).json();
     assert_eq!(again["leaves"], 0);
-    assert_eq!(again["duplicates"], 88);
+    assert_eq!(again["duplicate_leaves"], 88);
 
     let mail = memtree(&s, &["ingest", "--format", "mbox", &demo("mail.mbox")], None).json();
     assert_eq!(mail["leaves"], 14);

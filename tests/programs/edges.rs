@@ -133,7 +133,7 @@ fn a_chatgpt_export_imports_the_branch_on_screen() {
 
     let again = memtree(&s, &["ingest", "--format", "chatgpt", &data("chatgpt/conversations-newer.json")], None).json();
     assert_eq!(again["leaves"], 4, "two new messages in an old conversation, two in a new one: {again}");
-    assert_eq!(again["duplicates"], 7, "{again}");
+    assert_eq!(again["duplicate_leaves"], 7, "{again}");
     assert_eq!(sources_by_id(&s).len(), 4);
 }
 
@@ -158,7 +158,7 @@ fn a_claude_export_imports_each_conversation() {
     assert!(!joined.contains("consider light") && !joined.contains("shade vegetables"), "{joined}");
     assert!(joined.contains("User: Convert 3 cups of flour"), "`text` when `content` is empty");
     let again = memtree(&s, &["ingest", "--format", "claude", &data("claude/conversations.json")], None).json();
-    assert_eq!((again["leaves"].as_u64(), again["duplicates"].as_u64()), (Some(0), Some(6)));
+    assert_eq!((again["leaves"].as_u64(), again["duplicate_leaves"].as_u64()), (Some(0), Some(6)));
 }
 
 /// A UTF-8 byte order mark opens JSON, JSON lines and Markdown alike; `ts` takes a date,

@@ -128,7 +128,7 @@ fn locomo_a_forgotten_range_stays_out() {
         "greyhound called Pickle",
         "greyhound Pickle",
     );
-    assert_eq!(again["duplicates"], 2, "the other session is already stored: {again}");
+    assert_eq!(again["duplicate_leaves"], 2, "the other session is already stored: {again}");
 }
 
 #[test]

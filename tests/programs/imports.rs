@@ -130,13 +130,14 @@ fn cases() -> Vec<Case> {
                 let good = json!({"id": "c1", "title": "Atlas", "create_time": 1683018000, "current_node": "m1",
                     "mapping": {"m1": {"message": {"id": "m1", "author": {"role": "user"}, "create_time": 1683018000,
                         "content": {"content_type": "text", "parts": ["when is the atlas cutover?"]}}, "children": []}}});
-                write(&p, json!([good, {"id": "c2", "title": "no mapping"}]).to_string());
+                // One conversation a line: the skipped one is named at its line.
+                write(&p, format!("[\n{good},\n{}\n]", json!({"id": "c2", "title": "no mapping"})));
                 p
             },
             read: 2,
             written: 1,
             skipped: json!({"unreadable conversation": 1}),
-            warnings: &["conversation 2 (c2): no `mapping` of messages: skipped"],
+            warnings: &["chatgpt.json:3: conversation 2 (c2): no `mapping` of messages: skipped"],
         },
         Case {
             format: "claude",
@@ -146,13 +147,13 @@ fn cases() -> Vec<Case> {
                     "chat_messages": [{"uuid": "x1", "sender": "human", "text": "when is the atlas cutover?",
                         "created_at": "2023-05-02T09:00:00Z"},
                         {"uuid": "x2", "sender": "assistant", "text": "On Friday."}]});
-                write(&p, json!([{"name": "no id", "chat_messages": []}, good]).to_string());
+                write(&p, format!("[\n{},\n{good}\n]", json!({"name": "no id", "chat_messages": []})));
                 p
             },
             read: 3,
             written: 2,
             skipped: json!({"unreadable conversation": 1}),
-            warnings: &["conversation 1 (no uuid): no `uuid`: skipped"],
+            warnings: &["claude.json:2: conversation 1 (no uuid): no `uuid`: skipped"],
         },
         Case {
             format: "locomo",
@@ -286,6 +287,9 @@ fn an_empty_input_creates_no_store() {
         let r = memtree(&s, &["ingest", "--format", format, input.to_str().unwrap()], None);
         let v = r.json();
         assert!(r.err.contains(said) && r.err.contains("warning"), "{format}: {}", r.err);
+        // The summary's `warnings` say it too, as the last of them.
+        let last = v["warnings"].as_array().and_then(|w| w.last()).cloned().unwrap_or_default();
+        assert!(last["reason"].as_str().is_some_and(|r| r.contains(said)), "{format}: {v}");
         assert!(!s.exists(), "{format}: an empty input created a store");
         assert_eq!(v["leaves"], 0, "{format}: {v}");
         let r = memtree(&s, &["ingest", "--format", format, "--strict", input.to_str().unwrap()], None);
@@ -300,8 +304,9 @@ fn an_empty_input_creates_no_store() {
     let chat = empty("chat.jsonl", &format!("{CHAT_OK}\n"));
     memtree(&s, &["ingest", "--format", "chat-jsonl", chat.to_str().unwrap()], None).json();
     let r = memtree(&s, &["ingest", "--format", "chat-jsonl", d.path().join("empty.jsonl").to_str().unwrap()], None);
-    r.json();
+    let v = r.json();
     assert!(r.err.contains("nothing was read"), "{}", r.err);
+    assert_eq!(v["warnings"], json!([{"line": 0, "reason": "nothing was read from it (no record)"}]), "{v}");
     assert!(s.exists());
 }
 

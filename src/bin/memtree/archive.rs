@@ -66,10 +66,23 @@ pub(crate) fn restore(
     };
     let ropts = RestoreOptions { merge };
     let report = if file == Path::new("-") {
-        Memory::restore(dir, std::io::stdin().lock(), opts, &ropts, progress)?
+        Memory::restore(dir, std::io::stdin().lock(), opts, &ropts, progress)
     } else {
         let f = std::fs::File::open(file).map_err(|e| memtree::Error::io(file, e))?;
-        Memory::restore(dir, std::io::BufReader::with_capacity(1 << 16, f), opts, &ropts, progress)?
+        Memory::restore(dir, std::io::BufReader::with_capacity(1 << 16, f), opts, &ropts, progress)
     };
-    Ok(serde_json::to_value(report)?)
+    Ok(serde_json::to_value(report.map_err(with_flags)?)?)
+}
+
+/// A restore's error with the flags that answer it: the library says what to do, and only
+/// the command line knows what its flags are called.
+fn with_flags(e: memtree::Error) -> anyhow::Error {
+    let hint = match &e {
+        memtree::Error::StoreNotEmpty { .. } => "--merge merges it",
+        memtree::Error::ArchiveModel { .. } => {
+            "--model DIR names the archive's model; or --no-model, then `memtree reindex` with the new one"
+        }
+        _ => return e.into(),
+    };
+    anyhow::anyhow!("{e} ({hint})")
 }

@@ -3,7 +3,7 @@
 use crate::progress::{Phase, Shown};
 use anyhow::Result;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use memtree::{Format, ImportOptions, ImportSummary, Memory};
+use memtree::{FileIssue, Format, ImportOptions, ImportSummary, Memory, ReadWarning};
 use std::path::Path;
 
 /// `--format`: the library's formats as clap's possible values, so an unknown one is a usage
@@ -54,12 +54,13 @@ pub(crate) fn ingest(
     Ok(summary)
 }
 
-/// Whether the import found nothing to store (no record written, none already stored): said
-/// on stderr as a warning, or with `strict` the error.
-pub(crate) fn nothing_read(path: &Path, s: &ImportSummary, strict: bool) -> Result<bool> {
-    let Some(r) = &s.read else { return Ok(false) };
+/// When the import found nothing to store (no record written, none already stored), the
+/// warning that says so: said on stderr here and put in the summary's `warnings` by
+/// [`ingest_json`], or with `strict` the error.
+pub(crate) fn nothing_read(path: &Path, s: &ImportSummary, strict: bool) -> Result<Option<String>> {
+    let Some(r) = &s.read else { return Ok(None) };
     if r.written + r.duplicates + r.forgotten > 0 {
-        return Ok(false);
+        return Ok(None);
     }
     let what = match r.read {
         0 => "nothing was read from it (no record)".to_string(),
@@ -69,14 +70,18 @@ pub(crate) fn nothing_read(path: &Path, s: &ImportSummary, strict: bool) -> Resu
         anyhow::bail!("{}: {what} (strict)", path.display());
     }
     eprintln!("memtree: warning: {}: {what}", path.display());
-    Ok(true)
+    Ok(Some(what))
 }
 
-/// The `ingest` summary: the write counts, and for a notes folder what the sync did.
-pub(crate) fn ingest_json(s: &ImportSummary) -> serde_json::Value {
+/// The `ingest` summary: the write counts, and for a notes folder what the sync did; `nothing`
+/// is [`nothing_read`]'s warning, which joins the input's own `warnings` (in their shape: a
+/// notes folder's name a path, the others a line, 0 for the whole input).
+pub(crate) fn ingest_json(s: &ImportSummary, path: &Path, nothing: Option<&str>) -> serde_json::Value {
     let r = &s.report;
+    // `duplicate_leaves` (leaves already stored) is not `messages.duplicates` (records already
+    // stored): a record can be several leaves (a long message's pieces, a note's chunks).
     let mut v = serde_json::json!({"sources": r.sources, "leaves": r.leaves, "summaries": r.summaries,
-        "duplicates": r.duplicates, "removed": r.removed, "forgotten": r.forgotten});
+        "duplicate_leaves": r.duplicates, "removed": r.removed, "forgotten": r.forgotten});
     if let Some(n) = &s.notes {
         v["added"] = n.added.into();
         v["replaced"] = n.replaced.into();
@@ -101,6 +106,16 @@ pub(crate) fn ingest_json(s: &ImportSummary) -> serde_json::Value {
         } else {
             v["messages"] = counts;
             v["warnings"] = serde_json::json!(read.warnings);
+        }
+    }
+    if let Some(what) = nothing {
+        let w = match &s.notes {
+            Some(_) => serde_json::json!(FileIssue { path: path.to_path_buf(), reason: what.to_string() }),
+            None => serde_json::json!(ReadWarning { file: None, line: 0, reason: what.to_string() }),
+        };
+        match v["warnings"].as_array_mut() {
+            Some(ws) => ws.push(w),
+            None => v["warnings"] = serde_json::json!([w]),
         }
     }
     v

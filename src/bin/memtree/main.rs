@@ -309,11 +309,12 @@ fn run(cli: &Cli) -> Result<()> {
                 }
             };
             let (r, nothing) = r;
-            // An input with nothing to read creates no store (it was said on stderr).
-            if nothing && fresh && untouched(&mem) {
+            // An input with nothing to read creates no store (it was said on stderr, and the
+            // summary's `warnings` say it too).
+            if nothing.is_some() && fresh && untouched(&mem) {
                 drop(mem);
                 let _ = std::fs::remove_dir_all(&dir);
-                let mut out = ingest_json(&r);
+                let mut out = ingest_json(&r, path, nothing.as_deref());
                 out["vectors"] = 0.into();
                 return print(cli, &out);
             }
@@ -321,7 +322,7 @@ fn run(cli: &Cli) -> Result<()> {
             let vectors = mem.embed_pending(|p| {
                 phase.get_or_insert_with(|| Phase::new(shown, "vectors", p.total)).update(p.done, p.total);
             })?;
-            let mut out = ingest_json(&r);
+            let mut out = ingest_json(&r, path, nothing.as_deref());
             out["vectors"] = vectors.into();
             print(cli, &out)?;
         }

@@ -128,6 +128,9 @@ impl Phase {
         // A phase with nothing to do (no vectors to make) is not news.
         if total == 0 {
             self.stop();
+            if let Some(pb) = &self.bar {
+                pb.finish_and_clear();
+            }
             return;
         }
         let end = done >= total;
@@ -217,10 +220,14 @@ fn bar(what: &str, total: Option<u64>) -> ProgressBar {
     pb
 }
 
-/// `(1,234/s, eta 8s)` after a second of work; nothing before it.
+/// `(1,234/s, eta 8s)` after a second of work; nothing before it; the time spent while
+/// nothing is done yet (the first batch of vectors: the model's first calls are slow).
 fn rate_part(done: u64, total: u64, elapsed: Duration) -> String {
     if elapsed < RATE_AFTER {
         return String::new();
+    }
+    if done == 0 {
+        return format!("({}s)", elapsed.as_secs());
     }
     format!("({}, eta {})", rate_text(rate(done, elapsed)), eta_text(done, total, elapsed))
 }
@@ -237,7 +244,8 @@ fn line(what: &str, done: u64, total: Option<u64>, elapsed: Duration, end: bool)
         };
     };
     let counts = format!("{}/{}", group(done), group(total));
-    let rate = (elapsed >= RATE_AFTER).then(|| rate_text(rate(done, elapsed)));
+    // No rate of nothing done: the time spent says the phase is alive.
+    let rate = (elapsed >= RATE_AFTER && done > 0).then(|| rate_text(rate(done, elapsed)));
     match (end, rate) {
         (true, Some(r)) => format!("memtree: {what} {counts} done in {secs:.1}s ({r})"),
         (true, None) => format!("memtree: {what} {counts} done in {secs:.1}s"),
@@ -297,6 +305,9 @@ mod tests {
         assert_eq!(line("reindex", 0, None, ms(12_400), false), "memtree: reindex (12s)");
         assert_eq!(line("reindex", 0, None, ms(94_000), true), "memtree: reindex done in 94.0s");
         assert_eq!(rate_part(5, 10, ms(10)), "");
+        // The first batch of vectors under way: the time it has taken, not a rate of 0.
+        assert_eq!(line("vectors", 0, Some(9000), ms(18_300), false), "memtree: vectors 0/9,000 (18s)");
+        assert_eq!(rate_part(0, 9000, ms(18_300)), "(18s)");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod assistant;
 mod frontmatter;
 mod json_string;
 mod jsonl;
+mod locate;
 pub mod locomo;
 mod markdown;
 mod mbox;

@@ -7,6 +7,7 @@ use super::WriteBatch;
 use crate::error::Result;
 use crate::ingest::canonical::LeafDraft;
 use crate::store::{ForgetRecord, ForgottenReads};
+use crate::types::ForgetGrain;
 use std::collections::{HashMap, HashSet};
 
 /// The BLAKE3 of a leaf's text as a forget record keeps it (32 hex digits): the text itself is
@@ -33,16 +34,16 @@ impl Held {
     pub(crate) fn new(records: impl IntoIterator<Item = ForgetRecord>) -> Held {
         let mut h = Held::default();
         for r in records {
-            match r.grain.as_str() {
-                "source" => {
+            match r.grain {
+                ForgetGrain::Source => {
                     h.sources.insert(r.source_id);
                 }
-                "range" => h
+                ForgetGrain::Range => h
                     .ranges
                     .entry(r.source_id)
                     .or_default()
                     .push((r.since_ms.unwrap_or(i64::MIN), r.until_ms.unwrap_or(i64::MAX))),
-                _ => {
+                ForgetGrain::Leaf => {
                     if let Some(n) = r.node_id {
                         h.leaves.insert(n);
                     }

@@ -56,7 +56,7 @@ impl Memory {
         ropts: &RestoreOptions,
         progress: impl FnMut(Progress),
     ) -> Result<RestoreReport> {
-        let mut lines = Lines { input, n: 0, buf: String::new() };
+        let mut lines = Lines { input, n: 0, buf: String::new(), counts: Counts::default(), ended: false };
         let header = lines.header()?;
         if let (Some(want), Some(emb)) = (&header.model, opts.embedder.as_deref())
             && emb.name() != want
@@ -117,15 +117,23 @@ fn target_is_empty(dir: &Path, opts: &OpenOptions) -> Result<bool> {
     Ok(mem.store.holds_nothing()? && super::export::registry_files(&dir.join(CONTENT_DIR))?.is_empty())
 }
 
-/// The archive's lines, numbered.
+/// The archive's lines, numbered and checked as a stream, in one place for a restore and a
+/// merge alike: one header first, then lines of every other kind counted, and an `end` line
+/// whose counts are the archive's, with nothing after it. What a line holds is its reader's
+/// to check.
 struct Lines<R: BufRead> {
     input: R,
     n: u64,
     buf: String,
+    /// The lines of each kind read so far.
+    counts: Counts,
+    /// Whether the `end` line was read.
+    ended: bool,
 }
 
 impl<R: BufRead> Lines<R> {
-    /// The next line parsed, `None` at the end of the input.
+    /// The next line parsed and checked against the stream so far, `None` at the end of a
+    /// whole archive (an input that ends before its `end` line is truncated: an error).
     fn next(&mut self) -> Result<Option<Line>> {
         self.buf.clear();
         let read = self
@@ -133,13 +141,50 @@ impl<R: BufRead> Lines<R> {
             .read_line(&mut self.buf)
             .map_err(|e| Error::Archive { line: self.n + 1, reason: format!("cannot be read: {e}") })?;
         if read == 0 {
+            if !self.ended {
+                return Err(Error::Archive {
+                    line: self.n,
+                    reason: "the archive ends without its `end` line: it is truncated".into(),
+                });
+            }
             return Ok(None);
         }
         self.n += 1;
         let text = self.buf.trim_end_matches(['\n', '\r']);
-        serde_json::from_str(text)
-            .map(Some)
-            .map_err(|e| Error::Archive { line: self.n, reason: format!("not an archive line ({e})") })
+        let line: Line = serde_json::from_str(text)
+            .map_err(|e| Error::Archive { line: self.n, reason: format!("not an archive line ({e})") })?;
+        self.count(&line)?;
+        Ok(Some(line))
+    }
+
+    /// Count `line` (the `n`-th), refusing what a well-formed archive cannot hold there.
+    fn count(&mut self, line: &Line) -> Result<()> {
+        let n = self.n;
+        if self.ended {
+            return Err(Error::Archive { line: n, reason: "a line after the `end` line".into() });
+        }
+        let c = &mut self.counts;
+        match line {
+            Line::Header(_) => return Err(Error::Archive { line: n, reason: "a second header".into() }),
+            Line::Source(_) => c.sources += 1,
+            Line::Entity(_) => c.entities += 1,
+            Line::Leaf(_) => c.leaves += 1,
+            Line::Summary(_) => c.summaries += 1,
+            Line::Registry(_) => c.registry += 1,
+            Line::Recall(_) => c.recall += 1,
+            Line::NoteRoot { .. } => c.note_roots += 1,
+            Line::Forgotten(_) => c.forgotten += 1,
+            Line::End(said) => {
+                if *said != *c {
+                    return Err(Error::Archive {
+                        line: n,
+                        reason: format!("the `end` line counts {said:?}, the archive holds {c:?}"),
+                    });
+                }
+                self.ended = true;
+            }
+        }
+        Ok(())
     }
 
     /// The header, checked: an archive of this format, of a version this build reads.
@@ -205,33 +250,25 @@ impl Entities {
 fn build<R: BufRead>(tmp: &Path, lines: &mut Lines<R>) -> Result<Counts> {
     let mut store = Store::open(tmp)?;
     let tx = store.begin()?;
-    let mut c = Counts::default();
     let mut entities = Entities::default();
-    let mut ended = false;
     while let Some(line) = lines.next()? {
         let n = lines.n;
-        if ended {
-            return Err(Error::Archive { line: n, reason: "a line after the `end` line".into() });
-        }
         match line {
-            Line::Header(_) => return Err(Error::Archive { line: n, reason: "a second header".into() }),
+            // `Lines` checked the header, the counts and the end.
+            Line::Header(_) | Line::End(_) => {}
             Line::Source(s) => {
-                c.sources += 1;
                 tx.restore_source(&s).map_err(at(n))?;
             }
             Line::Entity(e) => {
-                c.entities += 1;
                 entities.add(&e, n)?;
                 tx.restore_entity(&e.id, &e.kind, &e.surface).map_err(at(n))?;
             }
             Line::Leaf(l) => {
-                c.leaves += 1;
                 let row = l.to_row();
                 let key = tx.insert_node(&row).map_err(at(n))?;
                 tx.attach_entities(key, row.time_end_ms, &entities.mentions(&l.entities, n)?).map_err(at(n))?;
             }
             Line::Summary(s) => {
-                c.summaries += 1;
                 let row = s.to_row();
                 let key = tx.insert_node(&row).map_err(at(n))?;
                 let children = tx.nodes_keyed(&row.child_ids).map_err(at(n))?;
@@ -246,7 +283,6 @@ fn build<R: BufRead>(tmp: &Path, lines: &mut Lines<R>) -> Result<Counts> {
                 tx.insert_topics(&row.node_id, &s.topics).map_err(at(n))?;
             }
             Line::Registry(r) => {
-                c.registry += 1;
                 let path = registry_path(tmp, &r.path, n)?;
                 if let Some(p) = path.parent() {
                     std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
@@ -254,37 +290,19 @@ fn build<R: BufRead>(tmp: &Path, lines: &mut Lines<R>) -> Result<Counts> {
                 std::fs::write(&path, r.text.as_bytes()).map_err(|e| Error::io(&path, e))?;
             }
             Line::Recall(r) => {
-                c.recall += 1;
                 tx.restore_recall(&r, false).map_err(at(n))?;
             }
             Line::NoteRoot { root } => {
-                c.note_roots += 1;
                 tx.remember_note_root(&root).map_err(at(n))?;
             }
             Line::Forgotten(f) => {
-                c.forgotten += 1;
                 tx.insert_forgotten(&f).map_err(at(n))?;
-            }
-            Line::End(said) => {
-                if said != c {
-                    return Err(Error::Archive {
-                        line: n,
-                        reason: format!("the `end` line counts {said:?}, the archive holds {c:?}"),
-                    });
-                }
-                ended = true;
             }
         }
     }
-    if !ended {
-        return Err(Error::Archive {
-            line: lines.n,
-            reason: "the archive ends without its `end` line: it is truncated".into(),
-        });
-    }
     tx.orphans_to_buffers()?;
     tx.commit()?;
-    Ok(c)
+    Ok(lines.counts.clone())
 }
 
 /// Where a registry file of the archive goes: under `content/entities/`, never outside it.
@@ -310,43 +328,15 @@ fn merge<R: BufRead>(
     progress: impl FnMut(Progress),
 ) -> Result<RestoreReport> {
     let mut all = Vec::new();
-    let mut c = Counts::default();
-    let mut ended = false;
     while let Some(line) = lines.next()? {
-        if ended {
-            return Err(Error::Archive { line: lines.n, reason: "a line after the `end` line".into() });
-        }
-        match &line {
-            Line::Source(_) => c.sources += 1,
-            Line::Entity(_) => c.entities += 1,
-            Line::Leaf(_) => c.leaves += 1,
-            Line::Summary(_) => c.summaries += 1,
-            Line::Registry(r) => {
-                registry_path(dir, &r.path, lines.n)?;
-                c.registry += 1
-            }
-            Line::Recall(_) => c.recall += 1,
-            Line::NoteRoot { .. } => c.note_roots += 1,
-            Line::Forgotten(_) => c.forgotten += 1,
-            Line::Header(_) => return Err(Error::Archive { line: lines.n, reason: "a second header".into() }),
-            Line::End(said) => {
-                if *said != c {
-                    return Err(Error::Archive {
-                        line: lines.n,
-                        reason: format!("the `end` line counts {said:?}, the archive holds {c:?}"),
-                    });
-                }
-                ended = true;
-            }
+        // A registry path that would leave the vault refuses the archive before anything is
+        // written, as the stream's own faults do (`Lines`).
+        if let Line::Registry(r) = &line {
+            registry_path(dir, &r.path, lines.n)?;
         }
         all.push((lines.n, line));
     }
-    if !ended {
-        return Err(Error::Archive {
-            line: lines.n,
-            reason: "the archive ends without its `end` line: it is truncated".into(),
-        });
-    }
+    let c = lines.counts.clone();
     let mut mem = Memory::open_with(dir, opts)?;
     let mut sources: HashMap<String, SourceRecord> = HashMap::new();
     let mut entities = Entities::default();

@@ -40,11 +40,13 @@ pub struct QueryAnalysis {
     /// "catch me up on last week"): no entity, and no word left once the words that name or
     /// frame the time are gone. Answered from the tree (`timeline.rs`), not by relevance.
     pub time_only: bool,
-    /// The question asks what the host's assistant said or advised (`role.rs`).
+    /// The question asks what the host's assistant said or advised
+    /// (`intent::asks_for_assistant`).
     pub asks_assistant: bool,
-    /// The question asks in what order things happened (`history.rs`).
+    /// The question asks in what order things happened (`intent::asks_for_order`; answered by
+    /// `history.rs`).
     pub asks_order: bool,
-    /// The question asks for a summary (`history.rs`).
+    /// The question asks for a summary (`intent::asks_for_summary`; answered by `history.rs`).
     pub asks_summary: bool,
 }
 

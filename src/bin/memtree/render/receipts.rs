@@ -20,7 +20,7 @@ pub fn forgot(r: &ForgetReceipt) -> String {
 pub fn imported(path: &str, s: &ImportSummary, pruned: bool) -> (Vec<String>, Vec<String>) {
     let r = &s.report;
     let mut out = vec![format!(
-        "imported {path}: {} leaves, {} summaries ({} already there{})",
+        "imported {path}: {} leaves, {} summaries ({} leaves already there{})",
         r.leaves,
         r.summaries,
         r.duplicates,

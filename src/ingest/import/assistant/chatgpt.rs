@@ -5,7 +5,8 @@
 
 use super::{Conversation, Said, conversations, into_items, text_field, unreadable_conversation, unreadable_message};
 use crate::error::Result;
-use crate::ingest::import::{ReadReport, ts};
+use crate::ingest::import::locate::Spot;
+use crate::ingest::import::{Format, ReadReport, ts};
 use crate::ingest::{Item, Role};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -20,16 +21,18 @@ use std::path::Path;
 /// [`Error::ImportFormat`](crate::Error::ImportFormat) when the file is not such an export.
 pub fn read_chatgpt_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
     let mut report = ReadReport::default();
-    let raw = conversations(path, "ChatGPT", "`mapping` and `current_node`", &mut report)?;
-    let mut convs = Vec::with_capacity(raw.len());
-    for (i, c) in raw.iter().enumerate() {
+    let export = conversations(path, "ChatGPT", "`mapping` and `current_node`", &mut report)?;
+    let mut convs = Vec::with_capacity(export.conversations.len());
+    for (i, c) in export.conversations.iter().enumerate() {
+        let line = export.start(i).line;
         let bad =
             |reason: String| format!("conversation {} ({}): {reason}", i + 1, text_field(c, "id").unwrap_or("no id"));
         let Some(id) = text_field(c, "id").or_else(|| text_field(c, "conversation_id")) else {
             unreadable_conversation(
                 &mut report,
+                line,
                 bad(if c.get("chat_messages").is_some() {
-                    "no `id`: this looks like a Claude export; use --format claude".into()
+                    format!("no `id`: this looks like a Claude export; import it as format `{}`", Format::Claude)
                 } else {
                     "no `id` or `conversation_id`".into()
                 }),
@@ -37,7 +40,7 @@ pub fn read_chatgpt_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
             continue;
         };
         let Some(mapping) = c.get("mapping").and_then(Value::as_object) else {
-            unreadable_conversation(&mut report, bad("no `mapping` of messages".into()));
+            unreadable_conversation(&mut report, line, bad("no `mapping` of messages".into()));
             continue;
         };
         let conv_ms = c.get("create_time").filter(|v| !v.is_null()).and_then(|v| ts::epoch_ms(v).ok());
@@ -46,10 +49,13 @@ pub fn read_chatgpt_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
         for node in branch(mapping, c) {
             let Some(m) = node.get("message").filter(|m| m.is_object()) else { continue };
             report.read += 1;
+            // The message's node in `mapping`, by its key (the id also appears as a parent's
+            // child and as `current_node`, which are not where the message is written).
+            let at = || export.message_line(i, text_field(m, "id"), Spot::line_of_key);
             let ms = match m.get("create_time").filter(|v| !v.is_null()).map(ts::epoch_ms) {
                 Some(Ok(ms)) => Some(ms),
                 Some(Err(e)) => {
-                    unreadable_message(&mut report, bad(format!("message create_time {e}")));
+                    unreadable_message(&mut report, at(), bad(format!("message create_time {e}")));
                     continue;
                 }
                 None => last_ms,
@@ -57,6 +63,7 @@ pub fn read_chatgpt_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
             let Some(ts_ms) = ms else {
                 unreadable_message(
                     &mut report,
+                    at(),
                     bad("a message without `create_time` in a conversation without one".into()),
                 );
                 continue;

@@ -6,7 +6,7 @@
 
 use super::{Conversation, Said, conversations, into_items, text_field, unreadable_conversation, unreadable_message};
 use crate::error::Result;
-use crate::ingest::import::{ReadReport, ts};
+use crate::ingest::import::{Format, ReadReport, ts};
 use crate::ingest::{Item, Role};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -22,17 +22,19 @@ use std::path::Path;
 /// [`Error::ImportFormat`](crate::Error::ImportFormat) when the file is not such an export.
 pub fn read_claude_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
     let mut report = ReadReport::default();
-    let raw = conversations(path, "Claude", "`uuid` and `chat_messages`", &mut report)?;
-    let mut convs = Vec::with_capacity(raw.len());
-    for (i, c) in raw.iter().enumerate() {
+    let export = conversations(path, "Claude", "`uuid` and `chat_messages`", &mut report)?;
+    let mut convs = Vec::with_capacity(export.conversations.len());
+    for (i, c) in export.conversations.iter().enumerate() {
+        let line = export.start(i).line;
         let bad = |reason: String| {
             format!("conversation {} ({}): {reason}", i + 1, text_field(c, "uuid").unwrap_or("no uuid"))
         };
         let Some(uuid) = text_field(c, "uuid") else {
             unreadable_conversation(
                 &mut report,
+                line,
                 bad(if c.get("mapping").is_some() {
-                    "no `uuid`: this looks like a ChatGPT export; use --format chatgpt".into()
+                    format!("no `uuid`: this looks like a ChatGPT export; import it as format `{}`", Format::ChatGpt)
                 } else {
                     "no `uuid`".into()
                 }),
@@ -40,7 +42,7 @@ pub fn read_claude_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
             continue;
         };
         let Some(messages) = c.get("chat_messages").and_then(Value::as_array) else {
-            unreadable_conversation(&mut report, bad("no `chat_messages` array".into()));
+            unreadable_conversation(&mut report, line, bad("no `chat_messages` array".into()));
             continue;
         };
         let time = |v: &Value| text_field(v, "created_at").and_then(ts::from_text);
@@ -51,6 +53,10 @@ pub fn read_claude_export(path: &Path) -> Result<(Vec<Item>, ReadReport)> {
             let Some(ts_ms) = time(m).or(last_ms) else {
                 unreadable_message(
                     &mut report,
+                    // The message's own `"uuid": "…"`, its first mention in the conversation
+                    // unless `current_leaf_message_uuid` comes before the messages.
+                    export
+                        .message_line(i, text_field(m, "uuid"), |at, text, id| at.line_of(text, &format!("\"{id}\""))),
                     bad(format!(
                         "message {}: no readable `created_at` (and none on the conversation)",
                         text_field(m, "uuid").unwrap_or("without uuid")

@@ -17,6 +17,7 @@ pub use chatgpt::read_chatgpt_export;
 pub use claude::read_claude_export;
 
 use super::ReadReport;
+use super::locate::{Spot, element_starts};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item, Role};
 use serde_json::Value;
@@ -42,31 +43,60 @@ struct Conversation {
     said: Vec<Said>,
 }
 
-/// The export's top-level array (empty for a file of white space only), or an error saying
-/// what the file is instead. Bytes that are not UTF-8 are read as U+FFFD and named in `report`.
-fn conversations(path: &Path, format: &str, expect: &str, report: &mut ReadReport) -> Result<Vec<Value>> {
-    let bad = |line: usize, reason: String| Error::ImportFormat { path: path.to_path_buf(), line, reason };
-    let what = format!("not a {format} export (`conversations.json`, a JSON array)");
-    let Some((_, v)) = super::read_json_lossy(path, None, report, &what)? else { return Ok(Vec::new()) };
-    match v {
-        Value::Array(items) => Ok(items),
-        Value::Object(o) if o.contains_key("conversations") => match o.get("conversations") {
-            Some(Value::Array(items)) => Ok(items.clone()),
-            _ => Err(bad(1, "`conversations` must be an array".into())),
-        },
-        _ => Err(bad(1, format!("not a {format} export: expected a JSON array of conversations with {expect}"))),
+/// An export as read: its conversations, and where each starts in the file's text, so that a
+/// skipped conversation or message is named by its line.
+struct Export {
+    conversations: Vec<Value>,
+    text: String,
+    starts: Vec<Spot>,
+}
+
+impl Export {
+    /// Where conversation `i` starts (line 0 if the scan found fewer elements than the parse,
+    /// which a parsed document does not give).
+    fn start(&self, i: usize) -> Spot {
+        self.starts.get(i).copied().unwrap_or(Spot { at: self.text.len(), line: 0 })
+    }
+
+    /// The line of message `id` in conversation `i`: where `find` finds it from the
+    /// conversation's start, else the conversation's own line.
+    fn message_line(&self, i: usize, id: Option<&str>, find: fn(Spot, &str, &str) -> Option<usize>) -> usize {
+        let start = self.start(i);
+        id.and_then(|id| find(start, &self.text, id)).unwrap_or(start.line)
     }
 }
 
-/// A conversation that cannot be read: one record, skipped and named.
-fn unreadable_conversation(report: &mut ReadReport, reason: String) {
-    report.read += 1;
-    report.unreadable("unreadable conversation", 0, format!("{reason}: skipped"));
+/// The export's top-level array (empty for a file of white space only), or an error saying
+/// what the file is instead. Bytes that are not UTF-8 are read as U+FFFD and named in `report`.
+fn conversations(path: &Path, format: &str, expect: &str, report: &mut ReadReport) -> Result<Export> {
+    let bad = |line: usize, reason: String| Error::ImportFormat { path: path.to_path_buf(), line, reason };
+    let what = format!("not a {format} export (`conversations.json`, a JSON array)");
+    let Some((text, v)) = super::read_json_lossy(path, None, report, &what)? else {
+        return Ok(Export { conversations: Vec::new(), text: String::new(), starts: Vec::new() });
+    };
+    let conversations = match v {
+        Value::Array(items) => items,
+        Value::Object(mut o) if o.contains_key("conversations") => match o.remove("conversations") {
+            Some(Value::Array(items)) => items,
+            _ => return Err(bad(1, "`conversations` must be an array".into())),
+        },
+        _ => {
+            return Err(bad(1, format!("not a {format} export: expected a JSON array of conversations with {expect}")));
+        }
+    };
+    let starts = element_starts(&text, "conversations");
+    Ok(Export { conversations, text, starts })
 }
 
-/// A message that cannot be read: skipped and named (it was counted as read).
-fn unreadable_message(report: &mut ReadReport, reason: String) {
-    report.unreadable("unreadable message", 0, format!("{reason}: skipped"));
+/// A conversation that cannot be read: one record, skipped and named at its line.
+fn unreadable_conversation(report: &mut ReadReport, line: usize, reason: String) {
+    report.read += 1;
+    report.unreadable("unreadable conversation", line, format!("{reason}: skipped"));
+}
+
+/// A message that cannot be read: skipped and named at its line (it was counted as read).
+fn unreadable_message(report: &mut ReadReport, line: usize, reason: String) {
+    report.unreadable("unreadable message", line, format!("{reason}: skipped"));
 }
 
 /// The conversations as chat items, oldest conversation first, each in message order.
@@ -110,3 +140,6 @@ fn into_items(mut convs: Vec<Conversation>, report: &mut ReadReport) -> Vec<Item
 fn text_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty())
 }
+
+#[cfg(test)]
+mod tests;
