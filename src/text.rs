@@ -1,15 +1,18 @@
 //! Small text utilities shared by the summariser, topic extraction, query analysis and error
 //! messages: English stop words, word splitting, sentence splitting, clipping caller text;
 //! the passages a hit's snippet is chosen from (`passages`); the rule that tells a
-//! standing instruction (`instruction`); and code blanked out of prose (`code`).
+//! standing instruction (`instruction`); code blanked out of prose (`code`); and a mail's
+//! own words, without what it quotes and its signature (`mail`).
 
 mod code;
 mod instruction;
+mod mail;
 mod passages;
 mod question;
 
 pub(crate) use code::blank_code;
 pub use instruction::leaf_holds_instruction;
+pub(crate) use mail::{OWN_WORDS_RULES, own_words, quoted_spans};
 pub use passages::{Passage, PassageLimits, passages};
 pub use question::{MAX_QUESTION_CHARS, MAX_QUESTION_TERMS, cap_question};
 

@@ -158,7 +158,7 @@ impl IndexWrite {
         doc.add_text(f.tree_scope, &d.tree.tree_scope);
         doc.add_text(f.source_kind, d.tree.source_kind.as_str());
         doc.add_u64(f.level, u64::from(d.node.level));
-        doc.add_text(f.content, &d.node.content);
+        doc.add_text(f.content, d.node.ranked_text(d.tree.source_kind));
         for e in d.entities {
             doc.add_text(f.entities, e.as_str());
         }
@@ -291,12 +291,13 @@ impl IndexHandle {
     }
 }
 
-/// What an index commit's payload names besides the store generation: the schema's version
-/// and the spoken-time rules' (`time::SPOKEN_RULES`: the index's `spoken_since` /
-/// `spoken_until` are derived by them), so an index of another schema or other rules reports
+/// What an index commit's payload names besides the store generation: the schema's version,
+/// the spoken-time rules' (`time::SPOKEN_RULES`: the index's `spoken_since` /
+/// `spoken_until` are derived by them) and a mail's own words' (`text::OWN_WORDS_RULES`: a
+/// mail's `content` field holds them), so an index of another schema or other rules reports
 /// no generation of the store and is rebuilt from it.
 fn commit_version() -> Result<u32> {
-    Ok(schema::schema_version()? * 100 + crate::time::SPOKEN_RULES)
+    Ok(schema::schema_version()? * 10_000 + crate::text::OWN_WORDS_RULES * 100 + crate::time::SPOKEN_RULES)
 }
 
 /// Total size of the files under `dir` (0 when unreadable).

@@ -299,7 +299,9 @@ impl<'a, 't> WriteBatch<'a, 't> {
             appended_ms: self.ctx.now_ms,
         };
         let key = self.tx.insert_node(&row)?;
-        let mentions = self.leaf_mentions(&row.content, &d.structured);
+        // A mail's entities are those of its own words: the people and things a reply quotes
+        // are the quoted message's (`NodeRow::ranked_text`).
+        let mentions = self.leaf_mentions(&row.ranked_text(tree_row.source_kind), &d.structured);
         self.tx.attach_entities(key, row.time_end_ms, &mentions)?;
         self.report.leaves += 1;
         let s = self.count_appended(&tree, 0, &row)?;

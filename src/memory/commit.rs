@@ -15,7 +15,7 @@ use crate::ingest::{IngestReport, WriteBatch, WriteContext, Written, release_tex
 use crate::options::Embedding;
 use crate::shared::Shared;
 use crate::store::{NodeReads, NodeRow, Store, Tx, VectorReads};
-use crate::types::{NodeId, TreeId};
+use crate::types::{NodeId, SourceKind, TreeId};
 
 impl Memory {
     /// Trees whose level-0 buffer's oldest item was appended at least the flush age before
@@ -282,12 +282,25 @@ fn vector_stage(derived: &mut Derived, written: &Written, vectors: Vec<(NodeId, 
 /// Nodes embedded per model call.
 pub(super) const EMBED_BATCH: usize = 256;
 
-/// Embed `rows` in batches and store their vectors in `tx`.
+/// Embed `rows` in batches and store their vectors in `tx`: each row by the words ranking
+/// reads (`NodeRow::ranked_text`: a mail by its own words).
 pub(super) fn embed_rows(tx: &Tx<'_>, emb: &dyn Embedder, rows: &[&NodeRow]) -> Result<Vec<(NodeId, Vec<f32>)>> {
     let mut out = Vec::with_capacity(rows.len());
+    let mut kinds: std::collections::HashMap<&TreeId, SourceKind> = std::collections::HashMap::new();
     for chunk in rows.chunks(EMBED_BATCH) {
         crate::crash::point("embed_batch");
-        let texts: Vec<&str> = chunk.iter().map(|r| r.content.as_str()).collect();
+        let mut texts: Vec<std::borrow::Cow<'_, str>> = Vec::with_capacity(chunk.len());
+        for r in chunk {
+            let kind = match kinds.get(&r.tree_id) {
+                Some(k) => *k,
+                None => {
+                    let k = tx.tree(&r.tree_id)?.map_or(SourceKind::Chat, |t| t.source_kind);
+                    *kinds.entry(&r.tree_id).or_insert(k)
+                }
+            };
+            texts.push(r.ranked_text(kind));
+        }
+        let texts: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
         let vecs = emb.embed(&texts)?;
         if vecs.len() != chunk.len() {
             return Err(Error::model(format!("asked for {} vectors, got {}", chunk.len(), vecs.len())));

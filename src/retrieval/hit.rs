@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{BatchReads, NodeRow, SpokenReads, TreeRow};
 use crate::time::{AdmittedBy, SpokenTime};
-use crate::types::{EntityId, NodeId, NodeKind, TreeId};
+use crate::types::{EntityId, NodeId, NodeKind, SourceKind, TreeId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -34,6 +34,10 @@ impl Scope {
 /// One node returned by a read mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetrievalHit {
+    /// What its source holds (the snippet reads a mail by its own words); not in the tool's
+    /// response.
+    #[serde(skip)]
+    pub(crate) source_kind: Option<SourceKind>,
     /// The node's id: `L…` for a leaf, `S…` for a summary (what `fetch_leaves` and
     /// `drill_down` take).
     pub node_id: String,
@@ -176,9 +180,10 @@ impl HitParts {
 
     /// `n` as a hit with `score`.
     pub(crate) fn hit(&self, n: &NodeRow, score: f64) -> RetrievalHit {
-        let (tree_kind, tree_scope) =
-            self.trees.get(&n.tree_id).map(|t| (t.tree_kind.clone(), t.tree_scope.clone())).unwrap_or_default();
+        let tree = self.trees.get(&n.tree_id);
+        let (tree_kind, tree_scope) = tree.map(|t| (t.tree_kind.clone(), t.tree_scope.clone())).unwrap_or_default();
         RetrievalHit {
+            source_kind: tree.map(|t| t.source_kind),
             node_id: n.node_id.0.clone(),
             node_kind: NodeKind::of_level(n.level),
             tree_id: n.tree_id.0.clone(),

@@ -10,8 +10,8 @@
 use super::hit::{RetrievalHit, Snippet};
 use crate::error::Result;
 use crate::index::IndexSearcher;
-use crate::text::{Passage, PassageLimits, content_words, passages, sentences};
-use crate::types::NodeKind;
+use crate::text::{Passage, PassageLimits, content_words, passages, quoted_spans, sentences};
+use crate::types::{NodeKind, SourceKind};
 
 /// BM25's term-frequency saturation and length normalisation, over passages.
 const K1: f32 = 1.2;
@@ -43,6 +43,31 @@ impl SnippetQuery {
             return None;
         }
         self.best_of(searcher, content, &ps, |_| true)
+    }
+
+    /// [`SnippetQuery::choose`] for a mail: among the passages mostly of its own words
+    /// (`text::quoted_spans`: a passage of what it quotes or of its signature is not what
+    /// it says; "-Carl" would be the best match of every question naming Carl); none when
+    /// no passage is (the hit's content is then the answer).
+    fn choose_own(&self, searcher: &IndexSearcher, content: &str, limits: PassageLimits) -> Option<Snippet> {
+        let quoted = quoted_spans(content);
+        if quoted.is_empty() {
+            return self.choose(searcher, content, limits);
+        }
+        let ps = passages(content, limits);
+        if ps.len() < 2 {
+            return None;
+        }
+        // A passage mostly of the mail's own words: one that opens with its headers and runs
+        // on into a quote is the quote's.
+        let own = |p: &Passage<'_>| {
+            let end = p.byte_start + p.text.len();
+            let inside: usize = quoted.iter().map(|q| q.end.min(end).saturating_sub(q.start.max(p.byte_start))).sum();
+            inside * 2 <= p.text.len()
+        };
+        let admitted: Vec<bool> = ps.iter().map(own).collect();
+        let chosen = self.best_of(searcher, content, &ps, |i| admitted[i])?;
+        Some(without_quoted_ends(content, chosen, &quoted))
     }
 
     /// The passage of `ps` (the passages of `content`) that best matches the query among
@@ -87,6 +112,28 @@ impl SnippetQuery {
         let p = ps[best?.0];
         Some(Snippet { text: p.text.to_string(), start: p.start, end: p.end })
     }
+}
+
+/// `s` (a passage of `content`) without the quoted lines or signature it opens or ends
+/// with ("Looks good, pushed.\n\n-Carl" → "Looks good, pushed."); `s` itself when nothing
+/// would be left.
+fn without_quoted_ends(content: &str, s: Snippet, quoted: &[std::ops::Range<usize>]) -> Snippet {
+    let Some((start_byte, _)) = content.char_indices().nth(s.start) else { return s };
+    let (mut a, mut b) = (start_byte, start_byte + s.text.len());
+    for q in quoted {
+        if q.start <= a && q.end > a {
+            a = q.end;
+        }
+    }
+    for q in quoted.iter().rev() {
+        if q.end >= b && q.start < b {
+            b = q.start;
+        }
+    }
+    let Some(kept) = content.get(a..b.max(a)).map(str::trim).filter(|t| !t.is_empty()) else { return s };
+    let a = a + content[a..].find(kept).unwrap_or(0);
+    let start = content[..a].chars().count();
+    Snippet { text: kept.to_string(), start, end: start + kept.chars().count() }
 }
 
 /// What a history answer's session summary says of its evidence (`walk`).
@@ -180,7 +227,11 @@ pub(crate) fn attach_snippets(searcher: &IndexSearcher, query: &str, hits: &mut 
     }
     let q = SnippetQuery::new(searcher, query)?;
     for h in hits.iter_mut().filter(|h| h.node_kind == NodeKind::Leaf) {
-        h.snippet = q.choose(searcher, &h.content, PassageLimits::default());
+        h.snippet = if h.source_kind == Some(SourceKind::Email) {
+            q.choose_own(searcher, &h.content, PassageLimits::default())
+        } else {
+            q.choose(searcher, &h.content, PassageLimits::default())
+        };
     }
     Ok(())
 }

@@ -55,6 +55,18 @@ impl NodeRow {
     pub fn is_leaf(&self) -> bool {
         self.level == 0
     }
+
+    /// The words ranking reads (the full-text index and the dense vector): a mail's own words
+    /// (`text::own_words`: not what it quotes, not its signature), else its content. A reply
+    /// quoting a cover letter would otherwise match the cover letter's words as well as the
+    /// letter does, and a signature would match every question naming its writer.
+    pub(crate) fn ranked_text(&self, kind: SourceKind) -> std::borrow::Cow<'_, str> {
+        if kind == SourceKind::Email && self.is_leaf() {
+            crate::text::own_words(&self.content)
+        } else {
+            std::borrow::Cow::Borrowed(&self.content)
+        }
+    }
 }
 
 /// A node's integer key in the store (`nodes.node_key`, migration 0009), handed out in append

@@ -35,6 +35,7 @@ with_default_features! {
     mod mail;
     mod model;
     mod model_choice;
+    mod own_words;
     mod privacy;
     mod registry;
     mod replace;
