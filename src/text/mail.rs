@@ -30,7 +30,7 @@ pub(crate) fn quoted_spans(text: &str) -> Vec<Range<usize>> {
     let attribution = |l: &str| l.ends_with("wrote:") || l.ends_with("writes:") || l.contains(" wrote on ");
     let mut quoted = vec![false; lines.len()];
     let mut rest_from = lines.len();
-    for i in 0..lines.len() {
+    for (i, q) in quoted.iter_mut().enumerate() {
         let l = trimmed(i);
         if l == "--" || l.starts_with("-----Original Message") || l.starts_with("----- Original Message") {
             rest_from = i;
@@ -41,7 +41,7 @@ pub(crate) fn quoted_spans(text: &str) -> Vec<Range<usize>> {
             break;
         }
         let wrapped_attribution = l.starts_with("On ") && attribution(trimmed(i + 1));
-        quoted[i] = l.starts_with('>') || attribution(l) || wrapped_attribution;
+        *q = l.starts_with('>') || attribution(l) || wrapped_attribution;
     }
     quoted[rest_from..].iter_mut().for_each(|q| *q = true);
     mark_sign_off(&mut quoted, &|i| trimmed(i));
