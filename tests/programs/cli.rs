@@ -3,7 +3,7 @@
 
 use crate::support;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use support::{command, memtree, memtree_bin, run};
 
@@ -579,4 +579,37 @@ fn ask_answers_from_the_shell_as_a_table_or_json() {
     assert_eq!(r.code, Some(1));
     assert!(r.err.contains("ingest --format"), "{}", r.err);
     assert!(!missing.exists(), "a question created a store");
+}
+
+/// `memtree ask --since/--until` (issue 47 item 5) on a real Slack export (tests/data/slack,
+/// hfaran/slack-export-viewer's test archive): every hit lies inside the days asked (by when it
+/// was said: nothing there speaks of another day), the days outside hold hits for the same
+/// question, and a window written backwards is refused with nothing read.
+#[test]
+fn ask_within_days_on_a_real_export() {
+    let (_d, s) = store();
+    let export = format!("{}/tests/data/slack/mesos-magellan", env!("CARGO_MANIFEST_DIR"));
+    memtree(&s, &["ingest", "--format", "slack", &export], None).json();
+    let q = "new commit by hfaran";
+    let starts = |v: &Value| -> Vec<String> {
+        v["hits"].as_array().unwrap().iter().map(|h| h["time_range_start"].as_str().unwrap().to_string()).collect()
+    };
+    let all = starts(&memtree(&s, &["ask", "--json", "--limit", "50", q], None).json());
+    let window = ["--since", "2016-03-01", "--until", "2016-03-26"];
+    let inside = starts(&memtree(&s, &[&["ask", "--json", "--limit", "50"][..], &window, &[q]].concat(), None).json());
+    assert!(!inside.is_empty(), "the window holds commit notices");
+    assert!(inside.iter().all(|t| t.as_str() >= "2016-03-01" && t.as_str() < "2016-03-27"), "{inside:?}");
+    assert!(all.iter().any(|t| t.as_str() >= "2016-03-27" || t.as_str() < "2016-03-01"), "{all:?}");
+
+    let table = memtree(&s, &[&["ask", "--width", "100"][..], &window, &[q]].concat(), None);
+    assert_eq!(table.code, Some(0), "{}", table.err);
+    assert!(table.out.lines().skip(2).all(|l| !l.ends_with("/…") && l.chars().count() <= 100), "{}", table.out);
+
+    let backwards = memtree(&s, &["ask", "--since", "2016-03-27", "--until", "2016-03-01", q], None);
+    assert_eq!(backwards.code, Some(1), "{}", backwards.out);
+    assert!(
+        backwards.err.contains("`until_ms` (1456876799999) is before `since_ms` (1459036800000)"),
+        "{}",
+        backwards.err
+    );
 }

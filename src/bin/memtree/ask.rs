@@ -26,6 +26,22 @@ pub(crate) struct AskArgs {
     /// not a terminal, $COLUMNS, else 160).
     #[arg(long)]
     width: Option<usize>,
+    /// Only what was said from this time, or speaks of a time from it (YYYY-MM-DD: that day's
+    /// start, UTC; an RFC 3339 time; epoch milliseconds).
+    #[arg(long, value_name = "TIME", value_parser = since_arg)]
+    since: Option<i64>,
+    /// Only what was said up to this time, or speaks of a time up to it (YYYY-MM-DD: that
+    /// day's end, UTC).
+    #[arg(long, value_name = "TIME", value_parser = until_arg)]
+    until: Option<i64>,
+}
+
+fn since_arg(s: &str) -> Result<i64, String> {
+    render::time::bound(s, false).map_err(|e| e.to_string())
+}
+
+fn until_arg(s: &str) -> Result<i64, String> {
+    render::time::bound(s, true).map_err(|e| e.to_string())
 }
 
 /// Answer `a` from the store at `dir` through a read-only handle (a question never waits for
@@ -40,7 +56,13 @@ pub(crate) fn ask(cli: &Cli, dir: &Path, opts: OpenOptions, a: &AskArgs) -> Resu
     };
     // Built as a value, not as text: an apostrophe or a quote in the question is just a
     // character ("Alexander's talk").
-    let call = json!({"mode": "walk", "query": question.trim(), "limit": a.limit});
+    let mut call = json!({"mode": "walk", "query": question.trim(), "limit": a.limit});
+    if let Some(ms) = a.since {
+        call["since_ms"] = json!(ms);
+    }
+    if let Some(ms) = a.until {
+        call["until_ms"] = json!(ms);
+    }
     let req = memtree::tool::Request::from_json(&call)?;
     let reader = MemoryReader::open(dir, opts).with_context(|| format!("opening store {}", dir.display()))?;
     let started = Instant::now();

@@ -41,6 +41,9 @@ pub struct WalkArgs {
     pub max_hops: u32,
     /// Only content whose envelope overlaps the last N days (wall clock).
     pub time_window_days: Option<f64>,
+    /// Only content inside this window, epoch ms, inclusive (`memtree ask --since/--until`):
+    /// a bound of the caller's, as `time_window_days` is, admitting by either clock.
+    pub between_ms: Option<(i64, i64)>,
     /// Scorer weights.
     pub params: WalkParams,
     /// Apply the store's rerank stage (`OpenOptions::reranker`) when it has one (default
@@ -56,6 +59,7 @@ impl WalkArgs {
             limit: 10,
             max_hops: 2,
             time_window_days: None,
+            between_ms: None,
             params: WalkParams::default(),
             rerank: true,
         }
@@ -172,7 +176,7 @@ struct TimeExplain {
     soft: Option<(i64, i64)>,
     time_only: bool,
     notes: Vec<String>,
-    /// The question's window and `time_window_days` do not overlap.
+    /// The windows asked for (the question's, `time_window_days`, `between_ms`) do not overlap.
     disjoint: bool,
 }
 
@@ -181,7 +185,9 @@ impl TimeExplain {
         let mut notes: Vec<String> = qa.notes.clone();
         let disjoint = flt.window_ms.is_some_and(|(a, b)| a > b);
         if disjoint {
-            notes.push("the question's time and `time_window_days` do not overlap: nothing can lie in both".into());
+            notes.push(
+                "the windows asked for (the question's time, `time_window_days`, `since_ms`..`until_ms`) do not overlap: nothing can lie in all of them".into(),
+            );
         }
         TimeExplain {
             window: qa.window.and(flt.window_ms),
@@ -337,7 +343,8 @@ fn timeline_response(
 
 /// The question's window made soft (`QueryAnalysis::soft_window`) after it held nothing to
 /// answer from: no bound, the route found again without it. Returns the window, or `None`
-/// (and changes nothing) when there was none or `time_window_days` bounds the walk too.
+/// (and changes nothing) when there was none or the caller bounds the walk too
+/// (`time_window_days`, `between_ms`).
 fn soften(
     searcher: &IndexSearcher,
     args: &WalkArgs,
@@ -345,7 +352,7 @@ fn soften(
     flt: &mut SearchFilter,
     route: &mut Route,
 ) -> Result<Option<(i64, i64)>> {
-    if args.time_window_days.is_some() {
+    if args.time_window_days.is_some() || args.between_ms.is_some() {
         return Ok(None);
     }
     let Some(w) = qa.window.take() else { return Ok(None) };
@@ -410,10 +417,11 @@ fn prepare(
     // The question's window bounds the walk (SPEC §5.1), within `time_window_days` when both
     // are given (an empty intersection is kept as such: `since > until`, nothing passes).
     let recent = args.time_window_days.map(|d| (mem.now_ms() - (d * 86_400_000.0) as i64, i64::MAX / 2));
-    let window_ms = match (recent, qa.window) {
+    let both = |x: Option<(i64, i64)>, y: Option<(i64, i64)>| match (x, y) {
         (Some((a1, b1)), Some((a2, b2))) => Some((a1.max(a2), b1.min(b2))),
         (w, None) | (None, w) => w,
     };
+    let window_ms = both(both(recent, args.between_ms), qa.window);
     let flt =
         SearchFilter { levels: LevelFilter::Leaves, scopes: scope.0.clone(), window_ms, ..SearchFilter::default() };
     let route = route(searcher, &qa, &flt, args)?;

@@ -85,6 +85,22 @@ pub fn clip(s: &str, width: usize) -> String {
     truncate_str(s, width, "…").into_owned()
 }
 
+/// `s` cut to `width` display cells at the end of a word, with `…` when something was cut; at
+/// a character when the last word that fits ends in the first half (a long URL, a path).
+pub fn clip_at_word(s: &str, width: usize) -> String {
+    if measure_text_width(s) <= width {
+        return s.to_string();
+    }
+    let cut = clip(s, width);
+    let kept = cut.trim_end_matches('…');
+    match kept.rfind(' ') {
+        Some(sp) if measure_text_width(&kept[..sp]) * 2 >= width => {
+            format!("{}…", kept[..sp].trim_end_matches([',', ';', ':', ' ', '(']))
+        }
+        _ => cut,
+    }
+}
+
 /// `text` in lines of at most `width` display cells, broken at the last space that fits (the
 /// spacing inside a line is kept, so aligned columns stay aligned; a word wider than a line is
 /// cut), the lines after the first indented by `indent` spaces.
@@ -172,7 +188,7 @@ impl Table {
         let line = |cells: &dyn Fn(usize) -> String| -> String {
             let mut s = String::new();
             for (k, &i) in cols.iter().enumerate() {
-                let cell = clip(&cells(i), widths[i]);
+                let cell = if i == self.text { clip_at_word(&cells(i), widths[i]) } else { clip(&cells(i), widths[i]) };
                 let last = k + 1 == cols.len();
                 if last && !self.columns[i].right {
                     s.push_str(&cell);
@@ -194,5 +210,20 @@ impl Table {
         let mut out = vec![header, "-".repeat(rule_width)];
         out.extend(body);
         out.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_cut_at_a_word() {
+        let t = "github: [enrique:master] 1 new commit by hfaran: a6f78a1 (https://github.com/mesos-magellan/enrique/commit/a6f78a1)";
+        assert_eq!(clip_at_word(t, 80), "github: [enrique:master] 1 new commit by hfaran: a6f78a1…");
+        assert_eq!(clip_at_word("short", 80), "short");
+        let url = "see https://github.com/mesos-magellan/enrique/commit/a6f78a1d0c2e";
+        assert_eq!(clip_at_word(url, 30), clip(url, 30), "a word longer than half the cell is cut inside");
+        assert!(measure_text_width(&clip_at_word(t, 40)) <= 40);
     }
 }
