@@ -34,13 +34,13 @@ pub enum Error {
         id: String,
     },
     /// A source id the store does not hold.
-    #[error("no source `{id}` in the store (`memtree sources` lists them)")]
+    #[error("no source `{id}` in the store")]
     SourceNotFound {
         /// The id asked for.
         id: String,
     },
     /// A forget record id (`memtree forget --undo`) that names no record.
-    #[error("no forget record {id} (`memtree forgotten` lists them)")]
+    #[error("no forget record {id}")]
     ForgetRecordNotFound {
         /// The id asked for.
         id: i64,

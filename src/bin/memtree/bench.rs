@@ -84,7 +84,7 @@ pub(crate) fn run_bench(cli: &Cli, what: &BenchCmd) -> Result<()> {
         keep_stores,
         time_min_turns,
     } = what;
-    let wp = WalkParams::from_cli(walk)?;
+    let wp = WalkParams::from_settings(walk).context("--walk")?;
     let corpus = match corpora {
         Some(dir) => dev_corpora(dir)?,
         None if corpus.is_empty() => vec![demo_corpus()],

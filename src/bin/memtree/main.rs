@@ -360,12 +360,18 @@ fn run(cli: &Cli) -> Result<()> {
             if leaf.is_some() || source.is_some() || since.is_some() || until.is_some() {
                 anyhow::bail!("--undo takes a forget back: it takes no --leaf, --source, --since or --until");
             }
-            let record = mem.unforget(*id)?;
+            let record = mem.unforget(*id).map_err(|e| match e {
+                memtree::Error::ForgetRecordNotFound { .. } => anyhow::anyhow!("{e} (`memtree forgotten` lists them)"),
+                e => e.into(),
+            })?;
             print(cli, &serde_json::json!({"undone": forget_record_json(&record)}))?;
         }
         Cmd::Forget { leaf, source, since, until, .. } => {
             let what = forget::grain(leaf.as_deref(), source.as_deref(), since.as_deref(), until.as_deref())?;
-            let receipt = mem.forget(&what)?;
+            let receipt = mem.forget(&what).map_err(|e| match e {
+                memtree::Error::SourceNotFound { .. } => anyhow::anyhow!("{e} (`memtree sources` lists them)"),
+                e => e.into(),
+            })?;
             print(cli, &serde_json::to_value(&receipt)?)?;
         }
         Cmd::Reindex => {

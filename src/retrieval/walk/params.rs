@@ -150,26 +150,26 @@ impl WalkParams {
             _ => unreachable!("a struct serialises to an object"),
         };
         base.extend(overrides);
-        serde_json::from_value(Value::Object(base)).map_err(|e| Error::invalid("--walk", e.to_string()))
+        serde_json::from_value(Value::Object(base)).map_err(|e| Error::invalid("walk weights", e.to_string()))
     }
 
-    /// The weights the harness's `--walk` values ask for: at most one preset name (see
-    /// [`PRESETS`]), and `key=value` overrides applied on top of it (`dense=0.6`,
-    /// `ordering=spec_baseline`).
-    pub fn from_cli(values: &[String]) -> Result<Self> {
+    /// The weights a list of settings asks for (the harness's `--walk` values): at most one
+    /// preset name (see [`PRESETS`]), and `key=value` overrides applied on top of it
+    /// (`dense=0.6`, `ordering=spec_baseline`).
+    pub fn from_settings(values: &[String]) -> Result<Self> {
         let mut preset: Option<(&str, WalkParams)> = None;
         let mut overrides = Map::new();
         for v in values {
             match v.split_once('=') {
                 Some((k, val)) => {
-                    overrides.insert(k.trim().to_string(), cli_value(val.trim()));
+                    overrides.insert(k.trim().to_string(), setting_value(val.trim()));
                 }
                 None => {
                     let p = WalkParams::preset(v.trim()).ok_or_else(|| {
-                        Error::invalid("--walk", format!("expected key=value or one of {PRESETS:?}, got {v:?}"))
+                        Error::invalid("walk weights", format!("expected key=value or one of {PRESETS:?}, got {v:?}"))
                     })?;
                     if let Some((first, _)) = preset {
-                        return Err(Error::invalid("--walk", format!("two presets: {first:?} and {v:?}")));
+                        return Err(Error::invalid("walk weights", format!("two presets: {first:?} and {v:?}")));
                     }
                     preset = Some((v.as_str(), p));
                 }
@@ -179,9 +179,9 @@ impl WalkParams {
     }
 }
 
-/// A command-line value as JSON: an integer, else a float (parsed by Rust, so `0.6` is the
+/// A setting's value as JSON: an integer, else a float (parsed by Rust, so `0.6` is the
 /// same `f64` as the literal), else a boolean, else a string (an enum variant's name).
-fn cli_value(s: &str) -> Value {
+fn setting_value(s: &str) -> Value {
     if let Ok(n) = s.parse::<u64>() {
         return Value::Number(n.into());
     }
@@ -199,7 +199,7 @@ mod tests {
     use super::*;
 
     fn cli(v: &[&str]) -> Result<WalkParams> {
-        WalkParams::from_cli(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        WalkParams::from_settings(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
     }
 
     #[test]

@@ -59,7 +59,7 @@ impl Mode for IngestDocument {
         }
         if r.forgotten > 0 {
             message.push_str(&format!(
-                "; {} left out: the user forgot them (`memtree forgotten` lists what is held back)",
+                "; {} left out: the user forgot them (held back by a forget record)",
                 r.forgotten
             ));
         }
