@@ -61,7 +61,7 @@ fn forget_then_reimport(s: &Path, format: &str, path: &Path, args: &[&str], need
     assert_eq!(leaves(s), before - gone);
     nowhere(s, query, needle);
     let again = ingest(s, format, path);
-    assert_eq!(again["forgotten"].as_u64().unwrap(), gone, "{again}");
+    assert_eq!(again["forgotten_leaves"].as_u64().unwrap(), gone, "{again}");
     assert_eq!(again["leaves"], 0, "{again}");
     assert_eq!(leaves(s), before - gone, "the forgotten leaves stayed out");
     nowhere(s, query, needle);
@@ -97,7 +97,7 @@ fn chat_jsonl_a_forgotten_message_stays_out_until_undone() {
     assert_eq!(undone["undone"]["leaf_id"], leaf.as_str());
     assert_eq!(memtree(&s, &["forgotten"], None).json(), serde_json::json!([]));
     let again = ingest(&s, "chat-jsonl", &chat);
-    assert_eq!((again["leaves"].as_u64(), again["forgotten"].as_u64()), (Some(1), Some(0)), "{again}");
+    assert_eq!((again["leaves"].as_u64(), again["forgotten_leaves"].as_u64()), (Some(1), Some(0)), "{again}");
     assert_eq!(leaf_with(&s, "Lisbon offsite book travel", "please book travel by Friday"), leaf);
     let r = memtree(&s, &["forget", "--undo", &id], None);
     assert_eq!(r.code, Some(1));
@@ -192,7 +192,7 @@ fn markdown_a_forgotten_note_stays_out_of_the_next_sync() {
     std::fs::write(&team, format!("{text}\nA new line.\n")).unwrap();
     let edited = ingest(&s, "markdown", &notes);
     assert_eq!(edited["leaves"], 0, "{edited}");
-    assert!(edited["forgotten"].as_u64().unwrap() > 0, "{edited}");
+    assert!(edited["forgotten_leaves"].as_u64().unwrap() > 0, "{edited}");
 }
 
 #[test]

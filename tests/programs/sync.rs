@@ -153,7 +153,7 @@ fn an_unchanged_folder_is_not_written_again() {
     let again = ingest(&s, &v, &[]);
     assert_eq!(
         again,
-        json!({"sources": 0, "leaves": 0, "summaries": 0, "duplicate_leaves": 0, "removed": 0, "forgotten": 0, "added": 0, "replaced": 0, "held": 0,
+        json!({"sources": 0, "leaves": 0, "summaries": 0, "duplicate_leaves": 0, "removed": 0, "forgotten_leaves": 0, "added": 0, "replaced": 0, "held": 0,
                "unchanged": 10, "vanished": [], "pruned": [], "merged": [], "skipped": [], "warnings": [], "vectors": 0,
                "notes": {"read": 10, "written": 0, "duplicates": 10, "forgotten": 0, "skipped": {}}}),
     );

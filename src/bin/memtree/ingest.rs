@@ -79,9 +79,10 @@ pub(crate) fn nothing_read(path: &Path, s: &ImportSummary, strict: bool) -> Resu
 pub(crate) fn ingest_json(s: &ImportSummary, path: &Path, nothing: Option<&str>) -> serde_json::Value {
     let r = &s.report;
     // `duplicate_leaves` (leaves already stored) is not `messages.duplicates` (records already
-    // stored): a record can be several leaves (a long message's pieces, a note's chunks).
+    // stored), nor `forgotten_leaves` `messages.forgotten`: a record can be several leaves (a
+    // long message's pieces, a note's chunks).
     let mut v = serde_json::json!({"sources": r.sources, "leaves": r.leaves, "summaries": r.summaries,
-        "duplicate_leaves": r.duplicates, "removed": r.removed, "forgotten": r.forgotten});
+        "duplicate_leaves": r.duplicates, "removed": r.removed, "forgotten_leaves": r.forgotten});
     if let Some(n) = &s.notes {
         v["added"] = n.added.into();
         v["replaced"] = n.replaced.into();
