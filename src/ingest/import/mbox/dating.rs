@@ -5,7 +5,7 @@
 //! else the `Received:` stamp; the message it replies to; the message before it. A clock that
 //! disagrees by years with another is never taken without a warning naming both.
 
-use super::message::LineErr;
+use super::split::LineErr;
 
 /// More apart than this, two clocks of one mail disagree (a converter's or a broken machine's
 /// clock), not a slow relay or a time zone.

@@ -4,7 +4,7 @@
 //! mail that carried it.
 
 use super::dating::{Clocks, HeaderDate};
-use super::split::RawMessage;
+use super::split::{LineErr, RawMessage};
 use crate::text::clip;
 use mail_parser::decoders::html::html_to_text;
 use mail_parser::{Addr, Address, HeaderName, HeaderValue, Message, MessageParser, MimeHeaders, PartType};
@@ -35,9 +35,6 @@ pub(super) struct Parsed {
     pub clocks: Clocks,
     pub body: String,
 }
-
-/// A fault in a message: the 1-based file line and the reason.
-pub(super) type LineErr = (usize, String);
 
 /// Read one message. Fails (the caller skips the message and names it) on a message cut off
 /// inside its headers and on the file's last message cut off inside a multipart body (`at_end`:

@@ -11,6 +11,9 @@
 //! import never glues two messages together without saying so.
 
 use super::lines::Lines;
+
+/// A fault in a message: the 1-based file line and the reason.
+pub(super) type LineErr = (usize, String);
 use std::io::{self, BufRead};
 
 /// One message's bytes as the file holds them after its separator line, with `>From `
@@ -23,7 +26,7 @@ pub(super) struct RawMessage {
     /// Everything after the separator up to the next one.
     pub bytes: Vec<u8>,
     /// Lines of this message the splitter had doubts about: (1-based file line, what).
-    pub notes: Vec<(usize, String)>,
+    pub notes: Vec<LineErr>,
 }
 
 impl RawMessage {
