@@ -5,6 +5,7 @@
 //! own words, without what it quotes and its signature (`mail`).
 
 mod code;
+pub(crate) mod identifiers;
 mod instruction;
 mod mail;
 mod passages;

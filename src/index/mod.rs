@@ -2,6 +2,7 @@
 //! documents; content is BM25-searchable, entities and topics are exact-term posting lists.
 //! The index is derived from the store: its commits carry the store generation they reflect.
 
+mod identifiers;
 mod node_ids;
 mod paced;
 mod schema;
@@ -248,6 +249,9 @@ impl IndexHandle {
     }
 
     fn over(index: Index, fields: Fields, version: u32) -> Result<IndexHandle> {
+        // Not one of tantivy's own: every handle registers it before a document or a question
+        // is analysed.
+        index.tokenizers().register(identifiers::CONTENT_TOKENIZER, identifiers::content_analyzer());
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let handle =
             IndexHandle { index, reader, fields, version, node_ids: NodeIdCache::default(), loaded: Arc::default() };

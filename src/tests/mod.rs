@@ -31,6 +31,7 @@ with_default_features! {
     mod forget;
     mod fuzz;
     mod hostile;
+    mod identifiers;
     mod large_write;
     mod mail;
     mod model;
