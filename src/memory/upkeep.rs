@@ -63,7 +63,10 @@ impl Memory {
         let total = missing.len() as u64;
         // Before the first batch, which can take many seconds (the model's first calls): a
         // front end starts its clock and shows the phase now, not when the batch is done.
-        progress(Progress { unit: "vectors", done: 0, total });
+        // Nothing to embed is no phase at all.
+        if total > 0 {
+            progress(Progress { unit: "vectors", done: 0, total });
+        }
         let mut done = 0usize;
         for batch in missing.chunks(batch.max(1)) {
             if stop() {
