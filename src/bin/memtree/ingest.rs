@@ -27,12 +27,24 @@ pub(crate) fn ingest(
     // which says it ended only when it said it had begun.
     let mut reading = Phase::open(shown, &format!("reading {}", path.display()));
     let mut phase: Option<Phase> = None;
+    // After the last write is counted the import still commits (the store, the index): a
+    // phase of its own, said like reading when it runs long, so no time goes unshown.
+    let mut tail: Option<Phase> = None;
     let summary = mem.import_with(format, path, opts, |p| {
         reading.finish(false);
+        if let Some(mut t) = tail.take() {
+            t.finish(false);
+        }
         phase.get_or_insert_with(|| Phase::new(shown, &format!("writing {}", p.unit), p.total)).update(p.done, p.total);
+        if p.total > 0 && p.done >= p.total {
+            tail = Some(Phase::open(shown, "committing"));
+        }
     });
     reading.finish(false);
     drop(phase);
+    if let Some(mut t) = tail {
+        t.finish(false);
+    }
     let summary = summary?;
     if let Some(n) = &summary.notes {
         for f in &n.skipped {
