@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::index::IndexSearcher;
 use crate::text::{Passage, PassageLimits, content_words, passages, quoted_spans, sentences};
 use crate::types::{NodeKind, SourceKind};
+use std::ops::Range;
 
 /// BM25's term-frequency saturation and length normalisation, over passages.
 const K1: f32 = 1.2;
@@ -37,37 +38,30 @@ impl SnippetQuery {
     ///
     /// The content is analysed once, whole, and each token counted in the passage its byte
     /// offset falls in: an analyser per passage cost ~30 ms over walk's 50 hits on BEAM.
-    fn choose(&self, searcher: &IndexSearcher, content: &str, limits: PassageLimits) -> Option<Snippet> {
+    ///
+    /// `quoted` are the byte ranges that are not the text's own words (a mail's quotes and
+    /// signature, `text::quoted_spans`; empty for any other text): only a passage mostly of
+    /// its own words is chosen ("-Carl" would be the best match of every question naming
+    /// Carl), and the quoted lines it opens or ends with are cut off; none when no passage is
+    /// (the hit's content is then the answer).
+    fn choose(
+        &self,
+        searcher: &IndexSearcher,
+        content: &str,
+        limits: PassageLimits,
+        quoted: &[Range<usize>],
+    ) -> Option<Snippet> {
         let ps = passages(content, limits);
         if ps.len() < 2 {
             return None;
         }
-        self.best_of(searcher, content, &ps, |_| true)
-    }
-
-    /// [`SnippetQuery::choose`] for a mail: among the passages mostly of its own words
-    /// (`text::quoted_spans`: a passage of what it quotes or of its signature is not what
-    /// it says; "-Carl" would be the best match of every question naming Carl); none when
-    /// no passage is (the hit's content is then the answer).
-    fn choose_own(&self, searcher: &IndexSearcher, content: &str, limits: PassageLimits) -> Option<Snippet> {
-        let quoted = quoted_spans(content);
         if quoted.is_empty() {
-            return self.choose(searcher, content, limits);
+            return self.best_of(searcher, content, &ps, |_| true);
         }
-        let ps = passages(content, limits);
-        if ps.len() < 2 {
-            return None;
-        }
-        // A passage mostly of the mail's own words: one that opens with its headers and runs
-        // on into a quote is the quote's.
-        let own = |p: &Passage<'_>| {
-            let end = p.byte_start + p.text.len();
-            let inside: usize = quoted.iter().map(|q| q.end.min(end).saturating_sub(q.start.max(p.byte_start))).sum();
-            inside * 2 <= p.text.len()
-        };
-        let admitted: Vec<bool> = ps.iter().map(own).collect();
-        let chosen = self.best_of(searcher, content, &ps, |i| admitted[i])?;
-        Some(without_quoted_ends(content, chosen, &quoted))
+        // A passage that opens with a mail's headers and runs on into a quote is the quote's.
+        let own: Vec<bool> = ps.iter().map(|p| bytes_inside(p, quoted) * 2 <= p.text.len()).collect();
+        let chosen = self.best_of(searcher, content, &ps, |i| own[i])?;
+        Some(without_quoted_ends(content, chosen, quoted))
     }
 
     /// The passage of `ps` (the passages of `content`) that best matches the query among
@@ -114,10 +108,16 @@ impl SnippetQuery {
     }
 }
 
+/// How many bytes of passage `p` lie in `spans` (sorted, not overlapping).
+fn bytes_inside(p: &Passage<'_>, spans: &[Range<usize>]) -> usize {
+    let end = p.byte_start + p.text.len();
+    spans.iter().map(|r| r.end.min(end).saturating_sub(r.start.max(p.byte_start))).sum()
+}
+
 /// `s` (a passage of `content`) without the quoted lines or signature it opens or ends
 /// with ("Looks good, pushed.\n\n-Carl" → "Looks good, pushed."); `s` itself when nothing
 /// would be left.
-fn without_quoted_ends(content: &str, s: Snippet, quoted: &[std::ops::Range<usize>]) -> Snippet {
+fn without_quoted_ends(content: &str, s: Snippet, quoted: &[Range<usize>]) -> Snippet {
     let Some((start_byte, _)) = content.char_indices().nth(s.start) else { return s };
     let (mut a, mut b) = (start_byte, start_byte + s.text.len());
     for q in quoted {
@@ -192,22 +192,15 @@ impl<'a> Headlines<'a> {
         }
         // The stated ranges, merged: a sentence said twice is counted once.
         stated.sort_unstable();
-        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(stated.len());
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(stated.len());
         for (a, b) in stated {
             match merged.last_mut() {
-                Some(last) if a <= last.1 => last.1 = last.1.max(b),
-                _ => merged.push((a, b)),
+                Some(last) if a <= last.end => last.end = last.end.max(b),
+                _ => merged.push(a..b),
             }
         }
         // Each passage's share of the evidence's own words.
-        let share: Vec<f64> = ps
-            .iter()
-            .map(|p| {
-                let end = p.byte_start + p.text.len();
-                let inside: usize = merged.iter().map(|&(a, b)| b.min(end).saturating_sub(a.max(p.byte_start))).sum();
-                inside as f64 / p.text.len().max(1) as f64
-            })
-            .collect();
+        let share: Vec<f64> = ps.iter().map(|p| bytes_inside(p, &merged) as f64 / p.text.len().max(1) as f64).collect();
         // The headline is mostly the evidence's own words where a passage is (a passage
         // holding one stated line among code lines of other messages says little of it),
         // else any passage holding some. A stated range always lies in some passage
@@ -227,11 +220,8 @@ pub(crate) fn attach_snippets(searcher: &IndexSearcher, query: &str, hits: &mut 
     }
     let q = SnippetQuery::new(searcher, query)?;
     for h in hits.iter_mut().filter(|h| h.node_kind == NodeKind::Leaf) {
-        h.snippet = if h.source_kind == Some(SourceKind::Email) {
-            q.choose_own(searcher, &h.content, PassageLimits::default())
-        } else {
-            q.choose(searcher, &h.content, PassageLimits::default())
-        };
+        let quoted = if h.source_kind == Some(SourceKind::Email) { quoted_spans(&h.content) } else { Vec::new() };
+        h.snippet = q.choose(searcher, &h.content, PassageLimits::default(), &quoted);
     }
     Ok(())
 }

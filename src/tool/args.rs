@@ -248,6 +248,18 @@ pub(crate) fn source_kind(a: &Args<'_>) -> Result<Option<SourceKind>> {
     }
 }
 
+/// The `since_ms` and `until_ms` fields (epoch ms, inclusive), each when given; `until_ms`
+/// before `since_ms` is the error.
+pub(crate) fn since_until(a: &Args<'_>) -> Result<(Option<i64>, Option<i64>)> {
+    let (since, until) = (a.raw_int("since_ms")?, a.raw_int("until_ms")?);
+    if let (Some(s), Some(u)) = (since, until)
+        && u < s
+    {
+        return Err(a.err(&format!("`until_ms` ({u}) is before `since_ms` ({s})")));
+    }
+    Ok((since, until))
+}
+
 /// `r` with `note` (a question cut by [`Args::question`]) first in its `explain.notes`.
 pub fn with_note(mut r: crate::retrieval::QueryResponse, note: Option<String>) -> crate::retrieval::QueryResponse {
     let Some(note) = note else { return r };

@@ -1,5 +1,5 @@
 //! Where a record of a JSON file starts, as a 1-based line: the readers that parse a whole
-//! file as one value (the ChatGPT and Claude exports) name a record they skip by its line,
+//! file as one value (the ChatGPT, Claude and Slack exports) name a record they skip by its line,
 //! as the line-by-line readers do, so that a warning points into the file.
 
 /// Where a record starts: its byte offset in the text and its 1-based line.
@@ -12,6 +12,9 @@ pub(crate) struct Spot {
 }
 
 impl Spot {
+    /// The start of a text: byte 0, line 1.
+    pub(crate) const START: Spot = Spot { at: 0, line: 1 };
+
     /// The line of the first occurrence of `needle` in `text` at or after this spot (counting
     /// from here, so a warning per message costs its own record's bytes, not the file's),
     /// `None` when there is none (a value written with escapes the needle does not have).
@@ -130,7 +133,7 @@ mod tests {
     #[test]
     fn a_needle_is_found_from_a_spot() {
         let text = "a\nb \"id\"\nc \"id\"";
-        let start = Spot { at: 0, line: 1 };
+        let start = Spot::START;
         assert_eq!(start.line_of(text, "\"id\""), Some(2));
         assert_eq!(Spot { at: 5, line: 2 }.line_of(text, "\"id\""), Some(3));
         assert_eq!(start.line_of(text, "\"nope\""), None);

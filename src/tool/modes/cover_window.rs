@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::retrieval::{CoverWindowArgs, Scope, cover_window};
 use crate::tool::mode::{Mode, Target};
-use crate::tool::args::{Args, limit, source_id, source_kind};
+use crate::tool::args::{Args, limit, since_until, source_id, source_kind};
 use crate::tool::field::{FieldSpec, Ty, f, int};
 use crate::tool::Response;
 
@@ -15,24 +15,8 @@ impl Mode for CoverWindow {
     const WHEN: &'static str = "Everything in a span of time (\"the last 24 hours\", \"on May 13\"): since_ms..until_ms.";
     const DOC: &'static str = "The minimal set of nodes covering a time window: the topmost summaries lying wholly inside it plus in-window leaves no such summary covers, plus the leaves said outside it that speak of a time inside it (explain.admitted_by: said or speaks_of); ordered by when said.";
     const FIELDS: &'static [FieldSpec] = &[
-            FieldSpec {
-                name: "since_ms",
-                ty: Ty::Int,
-                required: true,
-                default: None,
-                cap: None,
-                min: None,
-                doc: "Window start, epoch milliseconds, inclusive.",
-            },
-            FieldSpec {
-                name: "until_ms",
-                ty: Ty::Int,
-                required: true,
-                default: None,
-                cap: None,
-                min: None,
-                doc: "Window end, epoch milliseconds, inclusive; not before since_ms.",
-            },
+            f("since_ms", Ty::Int, true, "Window start, epoch milliseconds, inclusive."),
+            f("until_ms", Ty::Int, true, "Window end, epoch milliseconds, inclusive; not before since_ms."),
             f("source_id", Ty::Str, false, "Only this source."),
             f("source_kind", Ty::Str, false, "Only this kind of source (`chat`, `email`, `document`)."),
             int("limit", 200, 1000, "Maximum nodes (default 200, cap 1000); sources take turns so none is starved."),
@@ -40,11 +24,9 @@ impl Mode for CoverWindow {
     type Input = CoverWindowArgs;
 
     fn parse(a: &Args<'_>) -> Result<CoverWindowArgs> {
-        let since = a.raw_int("since_ms")?.ok_or_else(|| a.err("`since_ms` is required"))?;
-        let until = a.raw_int("until_ms")?.ok_or_else(|| a.err("`until_ms` is required"))?;
-        if until < since {
-            return Err(a.err(&format!("`until_ms` ({until}) is before `since_ms` ({since})")));
-        }
+        let (since, until) = since_until(a)?;
+        let since = since.ok_or_else(|| a.err("`since_ms` is required"))?;
+        let until = until.ok_or_else(|| a.err("`until_ms` is required"))?;
         Ok(CoverWindowArgs {
             since_ms: since,
             until_ms: until,

@@ -4,7 +4,7 @@ use crate::error::Result;
 use crate::retrieval::{Scope, WalkArgs, WalkParams, walk};
 use crate::tool::Response;
 use crate::tool::mode::{Mode, Target};
-use crate::tool::args::{Args, limit, with_note};
+use crate::tool::args::{Args, limit, since_until, with_note};
 use crate::tool::field::{FieldSpec, Ty, f, int};
 
 /// The mode.
@@ -26,24 +26,13 @@ impl Mode for Walk {
             "Hop bound for relating query entities (default 2, cap 4; kept for compatibility: only entities named together in one memory share its evidence, so every bound gives the same answer).",
         ),
         f("time_window_days", Ty::Num, false, "Only content from the last N days."),
-        FieldSpec {
-            name: "since_ms",
-            ty: Ty::Int,
-            required: false,
-            default: None,
-            cap: None,
-            min: None,
-            doc: "Only content inside a window from this time, epoch milliseconds, inclusive (said in it, or speaking of a time in it).",
-        },
-        FieldSpec {
-            name: "until_ms",
-            ty: Ty::Int,
-            required: false,
-            default: None,
-            cap: None,
-            min: None,
-            doc: "Only content inside a window up to this time, epoch milliseconds, inclusive; not before since_ms.",
-        },
+        f(
+            "since_ms",
+            Ty::Int,
+            false,
+            "Only content inside a window from this time, epoch milliseconds, inclusive (said in it, or speaking of a time in it).",
+        ),
+        f("until_ms", Ty::Int, false, "Only content inside a window up to this time, epoch milliseconds, inclusive; not before since_ms."),
     ];
     /// The arguments, and the note of a question cut to the cap.
     type Input = (WalkArgs, Option<String>);
@@ -69,11 +58,6 @@ impl Mode for Walk {
 
 /// `since_ms`..`until_ms`, either open-ended when absent; `None` when neither is given.
 fn between(a: &Args<'_>) -> Result<Option<(i64, i64)>> {
-    let (since, until) = (a.raw_int("since_ms")?, a.raw_int("until_ms")?);
-    if let (Some(s), Some(u)) = (since, until)
-        && u < s
-    {
-        return Err(a.err(&format!("`until_ms` ({u}) is before `since_ms` ({s})")));
-    }
+    let (since, until) = since_until(a)?;
     Ok((since.is_some() || until.is_some()).then(|| (since.unwrap_or(i64::MIN / 2), until.unwrap_or(i64::MAX / 2))))
 }

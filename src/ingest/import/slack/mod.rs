@@ -7,6 +7,7 @@
 mod markup;
 mod message;
 
+use super::locate::Spot;
 use super::{ReadReport, ReadWarning, read_json_lossy};
 use crate::error::{Error, Result};
 use crate::ingest::{ChatMessage, Item, Role};
@@ -35,7 +36,7 @@ fn warn(report: &mut ReadReport, file: &Path, line: usize, reason: String) {
 /// The 1-based line of the first occurrence of `needle` in `text` (0 when absent): Slack
 /// files are parsed as values, so a bad message is located by its `ts` string.
 fn line_of(text: &str, needle: &str) -> usize {
-    text.find(needle).map(|at| text[..at].matches('\n').count() + 1).unwrap_or(0)
+    Spot::START.line_of(text, needle).unwrap_or(0)
 }
 
 /// User id → display name, from `users.json` (optional): a file that cannot be read is named
