@@ -85,7 +85,15 @@ pub fn read_corpus(path: &Path) -> Result<Vec<Sample>> {
             let rel = f["path"].as_str().ok_or_else(|| bad(format!("{sample_id}: an import without `path`")))?;
             files.push(ImportFile { format, path: base.join(rel) });
         }
-        out.push(Sample::Files(FileSample { sample_id, files, questions: locomo::questions(c) }));
+        // A key names a note by its path (`doc:Getting started/Sync your notes.md`), which may
+        // hold spaces and commas: it is read whole, where LoCoMo's "D1:3; D2:4" lists are split.
+        let mut questions = locomo::questions(c);
+        let raw = c["qa"].as_array().map(Vec::as_slice).unwrap_or_default();
+        for (q, r) in questions.iter_mut().zip(raw) {
+            let keys = r["evidence"].as_array().map(Vec::as_slice).unwrap_or_default();
+            q.evidence = keys.iter().filter_map(|e| e.as_str()).map(|e| e.trim().to_string()).collect();
+        }
+        out.push(Sample::Files(FileSample { sample_id, files, questions }));
     }
     Ok(out)
 }
@@ -122,14 +130,15 @@ mod tests {
                 "session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hello"}]},
                 "qa":[{"question":"q?","evidence":["D1:1"],"category":4}]},
                {"sample_id":"b","import":[{"format":"chat-jsonl","path":"sub/chat.jsonl"}],
-                "qa":[{"question":"r?","evidence":["mid:x@y"],"category":2}]}]"#,
+                "qa":[{"question":"r?","evidence":["mid:x@y", "doc:Getting started/A, B.md"],"category":2}]}]"#,
         )
         .unwrap();
         let s = read_corpus(&p).unwrap();
         assert!(matches!(&s[0], Sample::Conversation(c) if c.turns.len() == 1));
         let Sample::Files(f) = &s[1] else { panic!("expected an import sample") };
         assert_eq!(f.files, vec![ImportFile { format: Format::ChatJsonl, path: dir.path().join("sub/chat.jsonl") }]);
-        assert_eq!(s[1].questions()[0].evidence, vec!["mid:x@y".to_string()]);
+        // A note's key is read whole: its spaces and commas split nothing.
+        assert_eq!(s[1].questions()[0].evidence, ["mid:x@y", "doc:Getting started/A, B.md"]);
         std::fs::write(&p, r#"[{"sample_id":"b","import":[{"format":"pdf","path":"x"}]}]"#).unwrap();
         assert!(read_corpus(&p).unwrap_err().to_string().contains("pdf"));
     }

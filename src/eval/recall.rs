@@ -114,7 +114,13 @@ struct Ranked {
     extra_tokens: usize,
     /// `extra_tokens` when the summary is given as its headline (`RetrievalHit::snippet`).
     extra_snippet_tokens: Option<usize>,
+    /// The reply a walk hit that asks carries (`RetrievalHit::answer`): given in the same
+    /// slot, its tokens charged to the budget with the hit (`extra_tokens`).
+    answer: Option<NodeId>,
 }
+
+/// What one slot of a ranking names: its leaf's evidence id, and its carried answer's.
+type Slot<'a> = [Option<&'a str>; 2];
 
 /// A system's answer to one question: the leaves in order, and whether they are in time
 /// order rather than by relevance (walk's answer to a history question), so that the list
@@ -197,6 +203,10 @@ pub struct QuestionDetail {
     /// The turn ids of the hits, best first, as many as the largest cut-off (at least 50;
     /// `null` for a hit outside the conversation).
     pub top: Vec<Option<String>>,
+    /// Per hit of `top`: the turn id of the answer it carries (walk's hits that ask), when
+    /// any hit carries one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<Option<String>>,
 }
 
 /// One system's figures.
@@ -308,8 +318,9 @@ pub fn run(
                     let Some(answer) = rank(mem, &fts, sys, &q.question, kmax, &cfg.walk)? else { continue };
                     let micros = t.elapsed().as_micros();
                     // A hit counts only in the question's own sample.
-                    let name = |r: &Ranked| refs.get(&r.id).and_then(|l| l.name_in(source.as_deref()));
-                    let turns: Vec<Option<&str>> = answer.leaves.iter().map(name).collect();
+                    let name = |id: &NodeId| refs.get(id).and_then(|l| l.name_in(source.as_deref()));
+                    let name = |r: &Ranked| -> Slot<'_> { [name(&r.id), r.answer.as_ref().and_then(name)] };
+                    let turns: Vec<Slot<'_>> = answer.leaves.iter().map(name).collect();
                     let cost = costs(mem, &answer.leaves)?;
                     let mut outcome = score(&evidence, &turns, &cost, &cfg.ks, micros);
                     outcome.sessions = session_recall(&q.evidence_sessions, &turns, &cfg.ks);
@@ -318,7 +329,7 @@ pub fn run(
                         // order: recall at k is what that answer holds.
                         for (i, &k) in cfg.ks.iter().enumerate() {
                             let Some(at) = rank(mem, &fts, sys, &q.question, k, &cfg.walk)? else { continue };
-                            let turns: Vec<Option<&str>> = at.leaves.iter().map(name).collect();
+                            let turns: Vec<Slot<'_>> = at.leaves.iter().map(name).collect();
                             outcome.at_k[i] = score(&evidence, &turns, &[], &[turns.len()], 0).at_k[0];
                             if let (Some(s), Some(at)) =
                                 (&mut outcome.sessions, session_recall(&q.evidence_sessions, &turns, &[turns.len()]))
@@ -331,7 +342,7 @@ pub fn run(
                         // any budget.
                         let limit = WalkArgs::new("").limit;
                         if let Some(at) = rank(mem, &fts, sys, &q.question, limit, &cfg.walk)? {
-                            let turns: Vec<Option<&str>> = at.leaves.iter().map(name).collect();
+                            let turns: Vec<Slot<'_>> = at.leaves.iter().map(name).collect();
                             let cost = costs(mem, &at.leaves)?;
                             let b = score(&evidence, &turns, &cost, &[], 0);
                             (outcome.budget, outcome.budget_snippets) = (b.budget, b.budget_snippets);
@@ -347,7 +358,12 @@ pub fn run(
                         recall: cfg.ks.iter().zip(&outcome.at_k).map(|(k, r)| (format!("recall@{k}"), *r)).collect(),
                         evidence_sessions: q.evidence_sessions.clone(),
                         session_recall: outcome.sessions.as_ref().map_or_else(BTreeMap::new, |s| s.named(&cfg.ks)),
-                        top: turns.iter().map(|t| t.map(str::to_string)).collect(),
+                        top: turns.iter().map(|t| t[0].map(str::to_string)).collect(),
+                        answers: if turns.iter().any(|t| t[1].is_some()) {
+                            turns.iter().map(|t| t[1].map(str::to_string)).collect()
+                        } else {
+                            Vec::new()
+                        },
                     });
                     results.entry(sys.clone()).or_default().push(Asked {
                         category: q.category,
@@ -518,9 +534,16 @@ fn walk_leaves(mem: &MemoryReader, hits: Vec<crate::retrieval::RetrievalHit>) ->
         id: NodeId(h.node_id.clone()),
         extra_tokens,
         extra_snippet_tokens,
+        answer: None,
     };
     let mut out = Vec::with_capacity(hits.len());
     for h in &hits {
+        if let Some(a) = &h.answer {
+            // The reply comes with its question, in its slot, and costs what it holds.
+            let whole = crate::config::approx_tokens(&a.content);
+            out.push(Ranked { answer: Some(NodeId(a.node_id.clone())), ..leaf(h, whole, snippet(a)) });
+            continue;
+        }
         if h.evidence.is_empty() {
             out.push(leaf(h, 0, None));
             continue;
@@ -546,7 +569,7 @@ fn rank(
     let leaves = SearchFilter { levels: LevelFilter::Leaves, ..SearchFilter::default() };
     let whole = |ids: Vec<NodeId>| {
         ids.into_iter()
-            .map(|id| Ranked { id, snippet_tokens: None, extra_tokens: 0, extra_snippet_tokens: None })
+            .map(|id| Ranked { id, snippet_tokens: None, extra_tokens: 0, extra_snippet_tokens: None, answer: None })
             .collect()
     };
     Ok(Some(match sys {
@@ -612,10 +635,10 @@ struct Cost {
     snippet: Option<usize>,
 }
 
-fn score(evidence: &[&str], turns: &[Option<&str>], cost: &[Cost], ks: &[usize], micros: u128) -> Outcome {
+fn score(evidence: &[&str], turns: &[Slot<'_>], cost: &[Cost], ks: &[usize], micros: u128) -> Outcome {
     let ev: HashSet<&str> = evidence.iter().copied().collect();
     let frac = |n: usize| -> f64 {
-        let got: HashSet<&str> = turns.iter().take(n).flatten().copied().filter(|t| ev.contains(t)).collect();
+        let got: HashSet<&str> = turns.iter().take(n).flatten().flatten().copied().filter(|t| ev.contains(t)).collect();
         got.len() as f64 / ev.len() as f64
     };
     // Hits are taken in order while they fit; the first that does not ends the context.
@@ -642,13 +665,13 @@ fn score(evidence: &[&str], turns: &[Option<&str>], cost: &[Cost], ks: &[usize],
 /// Session-level recall of the ranked `turns` at each of `ks`, for a question whose evidence is
 /// in the sessions `evidence`; `None` when it names none. A turn's session is read from its
 /// LoCoMo id (`D43:5`); a hit outside the conversation has none.
-fn session_recall(evidence: &[u32], turns: &[Option<&str>], ks: &[usize]) -> Option<SessionRecall> {
+fn session_recall(evidence: &[u32], turns: &[Slot<'_>], ks: &[usize]) -> Option<SessionRecall> {
     if evidence.is_empty() {
         return None;
     }
     let mut out = SessionRecall::default();
     for &k in ks {
-        let got: HashSet<u32> = turns.iter().take(k).flatten().filter_map(|t| session_of(t)).collect();
+        let got: HashSet<u32> = turns.iter().take(k).flatten().flatten().filter_map(|t| session_of(t)).collect();
         out.any.push(f64::from(u8::from(evidence.iter().any(|s| got.contains(s)))));
         out.all.push(f64::from(u8::from(evidence.iter().all(|s| got.contains(s)))));
     }
@@ -716,12 +739,27 @@ mod tests {
     #[test]
     fn session_recall_counts_any_and_all_evidence_sessions() {
         // Ranked: session 1, outside the conversation, session 3, session 2.
-        let turns = [Some("D1:4"), None, Some("D3:1"), Some("D2:9")];
+        let turns = [[Some("D1:4"), None], [None, None], [Some("D3:1"), None], [Some("D2:9"), None]];
         let at = |ev: &[u32], ks: &[usize]| session_recall(ev, &turns, ks).unwrap();
         assert_eq!(at(&[2, 3], &[1, 3, 4]), SessionRecall { any: vec![0.0, 1.0, 1.0], all: vec![0.0, 0.0, 1.0] });
         assert_eq!(at(&[1], &[1, 10]), SessionRecall { any: vec![1.0, 1.0], all: vec![1.0, 1.0] });
         assert_eq!(at(&[5], &[4]), SessionRecall { any: vec![0.0], all: vec![0.0] });
         assert_eq!(session_recall(&[], &turns, &[4]), None);
+    }
+
+    #[test]
+    fn a_carried_answer_counts_in_its_hits_slot() {
+        // Slot 1 is a question whose reply (the evidence) it carries; slot 2 another leaf.
+        let turns = [[Some("D1:3"), Some("D1:4")], [Some("D2:1"), None]];
+        let cost = [Cost { whole: 30, snippet: None }, Cost { whole: 30, snippet: None }];
+        let o = score(&["D1:4"], &turns, &cost, &[1, 2], 0);
+        assert_eq!(o.at_k, vec![1.0, 1.0]);
+        // Without it, the reply is nowhere in the ranking.
+        let bare = [[Some("D1:3"), None], [Some("D2:1"), None]];
+        assert_eq!(score(&["D1:4"], &bare, &cost, &[1, 2], 0).at_k, vec![0.0, 0.0]);
+        // The session of a carried answer counts too.
+        let at = session_recall(&[1], &[[None, Some("D1:4")]], &[1]).unwrap();
+        assert_eq!(at.any, vec![1.0]);
     }
 
     #[test]

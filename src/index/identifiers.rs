@@ -5,7 +5,7 @@
 //! (`text::identifiers` says what an identifier is). Questions go through the same analyzer,
 //! so a question that writes `0.15` asks for the rare term `0.15`, not for "0" and "15".
 
-use crate::text::identifiers::{camel_parts, joined, word_ranges};
+use crate::text::identifiers::{camel_parts, whole, word_ranges};
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
 };
@@ -13,10 +13,16 @@ use tantivy::tokenizer::{
 /// The name the schema's content field names (`index_schema/tantivy.json`).
 pub(crate) const CONTENT_TOKENIZER: &str = "en_stem_ids";
 
+/// A token of this many bytes or more is dropped: runs that long are encoded data (base64 in a
+/// mail), not words. A git commit id (40 hex digits) and a SHA-256 (64) are shorter: they are
+/// terms, and a question that writes one finds its record (tantivy's own `en_stem` drops
+/// from 40, which left every commit id unsearchable).
+const LONGEST_TOKEN: usize = 72;
+
 /// `en_stem` with identifiers: what [`super::IndexHandle`] registers on every index it opens.
 pub(crate) fn content_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(IdentifierTokenizer::default())
-        .filter(RemoveLongFilter::limit(40))
+        .filter(RemoveLongFilter::limit(LONGEST_TOKEN))
         .filter(LowerCaser)
         .filter(Stemmer::new(Language::English))
         .build()
@@ -40,7 +46,7 @@ impl Tokenizer for IdentifierTokenizer {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> IdentifierTokens<'a> {
         self.tokens.clear();
         let words = word_ranges(text);
-        let mut ids = joined(text, &words).into_iter().peekable();
+        let mut ids = whole(text, &words).into_iter().peekable();
         let token = |range: std::ops::Range<usize>, position: usize| Token {
             offset_from: range.start,
             offset_to: range.end,
@@ -50,8 +56,9 @@ impl Tokenizer for IdentifierTokenizer {
         };
         for (position, w) in words.into_iter().enumerate() {
             // The identifier first: offsets never go back (the snippet chooser counts tokens
-            // by the passage their offset falls in).
-            while let Some(id) = ids.next_if(|id| id.start == w.start) {
+            // by the passage their offset falls in). A reference starts at its `#`, before
+            // its number's word.
+            while let Some(id) = ids.next_if(|id| id.start <= w.start) {
                 self.tokens.push(token(id, position));
             }
             self.tokens.push(token(w.clone(), position));
@@ -96,6 +103,8 @@ mod tests {
     fn identifiers_whole_and_by_parts() {
         let t: Vec<String> = terms("Bumped tantivy to 0.15 in setup.py").into_iter().map(|(t, _)| t).collect();
         assert_eq!(t, ["bump", "tantivi", "to", "0.15", "0", "15", "in", "setup.pi", "setup", "py"]);
+        let t: Vec<String> = terms("resolves #17").into_iter().map(|(t, _)| t).collect();
+        assert_eq!(t, ["resolv", "#17", "17"]);
         let t = terms("FuzzyQuery works");
         assert_eq!(t, [("fuzzyqueri".into(), 0), ("fuzzi".into(), 0), ("queri".into(), 0), ("work".into(), 1)]);
     }

@@ -148,6 +148,6 @@ mod tests {
     fn schema_file_builds_with_every_field() {
         let (schema, _) = super::build().unwrap();
         assert_eq!(schema.fields().count(), 13);
-        assert_eq!(super::schema_version().unwrap(), 5);
+        assert_eq!(super::schema_version().unwrap(), 6);
     }
 }

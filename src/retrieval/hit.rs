@@ -85,6 +85,12 @@ pub struct RetrievalHit {
     /// serialised.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub evidence: Vec<RetrievalHit>,
+    /// The reply that answers a hit that asks (walk: a person's turn the host's assistant
+    /// answered next, or a message or mail whose own words ask), with its snippet when long:
+    /// the first later turn of its session by someone else. Absent otherwise, and then not
+    /// serialised.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub answer: Option<Box<RetrievalHit>>,
 }
 
 /// A ranked, possibly truncated list of hits.
@@ -202,6 +208,7 @@ impl HitParts {
             snippet: None,
             explain: None,
             evidence: Vec::new(),
+            answer: None,
         }
     }
 }

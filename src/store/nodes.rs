@@ -211,6 +211,16 @@ pub trait NodeReads: Reader {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The ids of up to `limit` leaves of `tree` after append position `seq`, in order (what
+    /// follows a leaf sealed last in its summary: a mail's reply, sealed on its own).
+    fn leaves_after(&self, tree: &TreeId, seq: i64, limit: usize) -> Result<Vec<NodeId>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT node_id FROM nodes WHERE tree_id = ?1 AND level = 0 AND seq > ?2 ORDER BY seq LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(params![tree.as_str(), seq, limit as i64], |r| Ok(NodeId(r.get(0)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Every node of the store (for rebuilding derived indexes), in a stable order.
     fn for_each_node(&self, mut f: impl FnMut(NodeRow) -> Result<()>) -> Result<()> {
         let sql = format!("SELECT {NODE_COLS} FROM nodes ORDER BY tree_id, level, seq");

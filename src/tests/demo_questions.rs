@@ -67,15 +67,19 @@ fn dumped_candidates_replay_to_walks_own_ranking() {
     for (c, d) in report.candidates.iter().zip(&walked) {
         assert_eq!(c.question, d.question);
         assert_eq!(c.turns.len(), c.walk.rows.len());
-        if c.walk.asks_order || c.walk.asks_summary {
+        // What follows the scorer is not replayed: a history answer, a first mention moved
+        // to the front.
+        if c.walk.asks_order || c.walk.asks_summary || c.walk.asks_first {
             continue;
         }
         let turn: std::collections::HashMap<_, _> = c.walk.rows.iter().map(|r| &r.node_id).zip(&c.turns).collect();
-        let replayed: Vec<Option<String>> =
-            replay(&c.walk.rows, c.walk.asks_assistant, &WalkParams::default(), c.walk.dense)
-                .iter()
-                .map(|id| turn[id].clone())
-                .collect();
+        // A reply carried as its question's `answer` is not listed again lower down.
+        let carried: Vec<&Option<String>> = d.answers.iter().filter(|a| a.is_some()).collect();
+        let replayed: Vec<Option<String>> = replay(&c.walk.rows, &c.walk.question, &WalkParams::default())
+            .iter()
+            .map(|id| turn[id].clone())
+            .filter(|t| !carried.contains(&t))
+            .collect();
         assert!(!d.top.is_empty(), "{}", d.question);
         assert_eq!(&replayed[..d.top.len()], d.top.as_slice(), "{}", d.question);
         compared += 1;
@@ -83,7 +87,7 @@ fn dumped_candidates_replay_to_walks_own_ranking() {
     assert!(compared >= 40, "{compared} questions compared");
     // A different weight replays to a different ranking somewhere: the signals are not inert.
     let moved = report.candidates.iter().any(|c| {
-        let at = |p: &WalkParams| replay(&c.walk.rows, c.walk.asks_assistant, p, c.walk.dense);
+        let at = |p: &WalkParams| replay(&c.walk.rows, &c.walk.question, p);
         at(&WalkParams::default()) != at(&WalkParams { window: 0.0, parent: 0.0, ..WalkParams::default() })
     });
     assert!(moved, "no ranking moved without the neighbours' and the sessions' scores");

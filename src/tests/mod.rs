@@ -25,6 +25,7 @@ with_default_features! {
     mod archive;
     mod background;
     mod concurrency;
+    mod coverage;
     mod dates;
     mod demo_questions;
     mod extraction;

@@ -218,7 +218,10 @@ fn assistant_store() -> (Fixture, Memory) {
 
 #[test]
 fn the_users_words_rank_above_the_assistants_restatement() {
+    // The scorer's role prior, each message a hit of its own: the reply is not carried as the
+    // user's turn's `answer` here (`a_hit_that_asks_carries_its_answer` covers that).
     let (_fx, mut mem) = assistant_store();
+    let alone = WalkParams { answers: false, ..WalkParams::default() };
     let first = |mem: &mut Memory, params: WalkParams, q: &str| {
         let args = WalkArgs { params, ..WalkArgs::new(q) };
         walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits[0].content.clone()
@@ -231,13 +234,48 @@ fn the_users_words_rank_above_the_assistants_restatement() {
         let hits = walk(mem.as_reader(), &args, &Scope::all()).unwrap().hits;
         hits.iter().find(|h| h.content.starts_with(who)).map(|h| h.score).unwrap()
     };
-    let neutral = WalkParams { assistant: 0.0, ..WalkParams::default() };
-    let lowered = score_of(&mut mem, neutral, "Assistant:") - score_of(&mut mem, WalkParams::default(), "Assistant:");
+    let neutral = WalkParams { assistant: 0.0, answers: false, ..WalkParams::default() };
+    let lowered = score_of(&mut mem, neutral, "Assistant:") - score_of(&mut mem, alone, "Assistant:");
     assert!((lowered - 0.3).abs() < 1e-9, "{lowered}");
-    assert!(first(&mut mem, WalkParams::default(), q).starts_with("User:"));
+    assert!(first(&mut mem, alone, q).starts_with("User:"));
     // A question about what the assistant advised lifts the prior.
     let asked = "what did you recommend for the budget tracker sprint?";
-    assert!(first(&mut mem, WalkParams::default(), asked).starts_with("Assistant:"));
+    assert!(first(&mut mem, alone, asked).starts_with("Assistant:"));
+}
+
+#[test]
+fn a_hit_that_asks_carries_its_answer() {
+    use crate::Role::{Assistant, Person};
+    let fx = Fixture::new(Config::default());
+    let mut mem = fx.open();
+    let said = [
+        (Person, "Which base image should I use for the billing service container?"),
+        (Assistant, "Take python:3.11-slim: small, and it has the wheels your dependencies need."),
+        (Person, "Thanks. Lunch now."),
+        (Assistant, "Enjoy your lunch."),
+    ];
+    let turns: Vec<_> =
+        said.iter().enumerate().map(|(i, (who, text))| turn("app:assistant", *who, T0 + i as i64 * MIN, text)).collect();
+    mem.ingest(turns).unwrap();
+    mem.flush().unwrap();
+    let q = "which base image for the billing service container?";
+    let r = walk(mem.as_reader(), &WalkArgs::new(q), &Scope::all()).unwrap();
+    let top = &r.hits[0];
+    assert!(top.content.contains("Which base image"), "{}", top.content);
+    let answer = top.answer.as_ref().expect("the question carries its reply");
+    assert!(answer.content.contains("python:3.11-slim"), "{}", answer.content);
+    // Given once: the reply is not a hit of its own further down.
+    assert!(r.hits.iter().all(|h| h.node_id != answer.node_id));
+    // A reply ranked above its question is not given again: asked in the reply's own words,
+    // the reply ranks first and nothing carries it.
+    let r = walk(mem.as_reader(), &WalkArgs::new("slim wheels for my dependencies"), &Scope::all()).unwrap();
+    assert!(r.hits[0].content.contains("python:3.11-slim"), "{}", r.hits[0].content);
+    assert!(r.hits.iter().filter_map(|h| h.answer.as_ref()).all(|a| !a.content.contains("python:3.11-slim")));
+    // Off, each message is a hit of its own.
+    let alone = WalkArgs { params: WalkParams { answers: false, ..WalkParams::default() }, ..WalkArgs::new(q) };
+    let r = walk(mem.as_reader(), &alone, &Scope::all()).unwrap();
+    assert!(r.hits.iter().all(|h| h.answer.is_none()));
+    assert!(r.hits.iter().any(|h| h.content.contains("python:3.11-slim")));
 }
 
 /// A user–assistant chat over five days, one exchange a day (each its own session, sealed
@@ -601,4 +639,36 @@ fn a_session_in_a_history_answer_says_what_its_evidence_says() {
     assert!(charts["snippet"].is_object(), "{charts}");
     assert!(charts["content"].as_str().unwrap().contains("the usual order"), "{charts}");
     assert!(!charts["snippet"]["text"].as_str().unwrap().contains("the usual order"), "{charts}");
+}
+
+#[test]
+fn a_question_about_a_beginning_finds_the_first_record() {
+    // A project's log as a chat, oldest first: the record that introduced the filter, then
+    // later ones that name it again, in words closer to the question's.
+    let fx = Fixture::new(Config::default());
+    let mut mem = Memory::open_with(fx.dir.path(), crate::OpenOptions { embedder: None, ..fx.options() }).unwrap();
+    let log = [
+        "Implement StopWords filter for the tokenizer (#292)",
+        "Bump version to 0.6",
+        "Stop words filter: stop words lists for French and German",
+        "Docs: the stop words filter and its stop words lists",
+        "Faster segment merges",
+        "Fix the stop words filter on empty tokens",
+        "A filter for deleted documents",
+        "Words of one letter are no longer indexed",
+        "Filter segments by their date",
+    ];
+    let items: Vec<_> =
+        log.iter().enumerate().map(|(i, t)| chat("chat:log", "dev", T0 + i as i64 * 30 * HOUR, t)).collect();
+    mem.ingest(items).unwrap();
+    mem.flush().unwrap();
+    let q = "When did we first get a stop words filter?";
+    let top = |params: WalkParams| {
+        let r = walk(mem.as_reader(), &WalkArgs { params, ..WalkArgs::new(q) }, &Scope::all()).unwrap();
+        r.hits[0].content.clone()
+    };
+    assert!(top(WalkParams::default()).contains("Implement StopWords filter"), "{}", top(WalkParams::default()));
+    // By relevance alone a later mention, richer in the question's words, comes first.
+    let later = top(WalkParams { first_mentions: false, ..WalkParams::default() });
+    assert!(!later.contains("Implement StopWords filter"), "{later}");
 }

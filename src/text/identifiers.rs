@@ -1,6 +1,7 @@
 //! Identifiers: version numbers (`0.15`, `v2.3.1`), dotted, slashed and snake_case names
 //! (`setup.py`, `src/main.rs`, `max_leaf_tokens`), numbered hyphenations (`gpt-4`,
-//! `2023-05-01`) and CamelCase names (`FuzzyQuery`). Split into words, as every tokenizer
+//! `2023-05-01`), issue and pull-request references (`#1276`) and CamelCase names
+//! (`FuzzyQuery`). Split into words, as every tokenizer
 //! splits them, the parts are common words and numbers ("0" and "15", "setup" and "py") and a
 //! question that writes one exactly finds every text holding its parts: the full-text index
 //! keeps each whole as well as by its parts (`index::identifiers`), and a question's
@@ -66,6 +67,30 @@ pub(crate) fn joined(text: &str, words: &[Range<usize>]) -> Vec<Range<usize>> {
     out
 }
 
+/// Issue and pull-request references (`#1276`, "resolves #17"), by byte range with their
+/// `#`: a run of digits right after a `#` that follows no word character ("C#7" is no
+/// reference). The number alone is a number like any other, matching every "17".
+pub(crate) fn refs(text: &str, words: &[Range<usize>]) -> Vec<Range<usize>> {
+    words
+        .iter()
+        .filter(|w| {
+            let before = &text[..w.start];
+            before.ends_with('#')
+                && !before[..before.len() - 1].chars().next_back().is_some_and(char::is_alphanumeric)
+                && text[w.start..w.end].chars().all(|c| c.is_ascii_digit())
+        })
+        .map(|w| w.start - 1..w.end)
+        .collect()
+}
+
+/// The identifiers of `text` the index keeps whole: [`joined`] ones and [`refs`], by start.
+pub(crate) fn whole(text: &str, words: &[Range<usize>]) -> Vec<Range<usize>> {
+    let mut out = joined(text, words);
+    out.extend(refs(text, words));
+    out.sort_by_key(|r| (r.start, r.end));
+    out
+}
+
 /// The parts of a CamelCase word, by byte range within it (`FuzzyQuery` → `Fuzzy`, `Query`;
 /// `HTTPServer` → `HTTP`, `Server`); empty for a word that is not one (`Query`, `iPhone` is
 /// `i`, `Phone`).
@@ -93,10 +118,10 @@ pub(crate) fn camel_parts(word: &str) -> Vec<Range<usize>> {
 }
 
 /// The identifiers a question writes, whole (`"Bumped tantivy to 0.15"` → `0.15`): the
-/// joined ones and the CamelCase words.
+/// joined ones, the references and the CamelCase words.
 pub(crate) fn question_identifiers(q: &str) -> Vec<&str> {
     let words = word_ranges(q);
-    let mut out: Vec<&str> = joined(q, &words).into_iter().map(|r| &q[r]).collect();
+    let mut out: Vec<&str> = whole(q, &words).into_iter().map(|r| &q[r]).collect();
     out.extend(words.iter().map(|r| &q[r.clone()]).filter(|w| !camel_parts(w).is_empty()));
     out
 }
@@ -113,7 +138,8 @@ mod tests {
     fn identifiers_whole() {
         assert_eq!(ids("Bumped tantivy version to 0.15."), ["0.15"]);
         assert_eq!(ids("fix in setup.py and src/main.rs for v2.3.1"), ["setup.py", "src/main.rs", "v2.3.1"]);
-        assert_eq!(ids("set max_leaf_tokens, see #1276"), ["max_leaf_tokens"]);
+        assert_eq!(ids("set max_leaf_tokens, see #1276"), ["max_leaf_tokens", "#1276"]);
+        assert_eq!(ids("resolves #17 in C#7 (#9)"), ["#17", "#9"]);
         assert_eq!(ids("gpt-4 on 2023-05-01, a well-known model"), ["gpt-4", "2023-05-01"]);
         assert_eq!(ids("who added FuzzyQuery to the HTTPServer?"), ["FuzzyQuery", "HTTPServer"]);
         assert_eq!(ids("It ends here. Then more... a - b, x. y"), Vec::<&str>::new());

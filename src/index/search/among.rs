@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tantivy::collector::TopDocs;
 use tantivy::index::SegmentId;
-use tantivy::query::{BooleanQuery, EmptyScorer, EnableScoring, Explanation, Occur, Query, Scorer, Weight};
-use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
+use tantivy::query::{BooleanQuery, EmptyScorer, EnableScoring, Explanation, Occur, Query, Scorer, TermQuery, Weight};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
 
 impl IndexSearcher {
     /// BM25 scores of `text` restricted to the nodes `ids` (a rerank of a known candidate
@@ -37,6 +38,28 @@ impl IndexSearcher {
         let mut out = HashMap::with_capacity(top.len());
         for (score, id) in top {
             out.insert(NodeId(sorted[id].to_string()), score);
+        }
+        Ok(out)
+    }
+
+    /// Which of `terms` (analysed terms, as [`IndexSearcher::analyse`] gives them; at most
+    /// 64) each of `ids` holds in its content: bit `i` set for `terms[i]`. Nodes holding none
+    /// are absent. The ids are resolved once and each term is one term query over them, so
+    /// the cost is that of [`IndexSearcher::bm25_among`] plus a posting walk per term.
+    pub fn terms_among(&self, terms: &[String], ids: &[NodeId]) -> Result<HashMap<NodeId, u64>> {
+        let mut out = HashMap::new();
+        if ids.is_empty() || terms.is_empty() {
+            return Ok(out);
+        }
+        let mut sorted: Vec<&str> = ids.iter().map(|i| i.as_str()).collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let resolved = self.resolve_ids(&sorted, ids.len())?;
+        for (bit, t) in terms.iter().take(64).enumerate() {
+            let q = Box::new(TermQuery::new(Term::from_field_text(self.f.content, t), IndexRecordOption::Basic));
+            for (_, j) in self.search_among(q, &resolved, sorted.len())? {
+                *out.entry(NodeId(sorted[j].to_string())).or_insert(0) |= 1u64 << bit;
+            }
         }
         Ok(out)
     }

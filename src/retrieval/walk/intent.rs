@@ -1,6 +1,7 @@
 //! What a question asks for, read from its words alone: whose words (the host assistant's
 //! or the person's, [`asks_for_assistant`]), an order ([`asks_for_order`]) or a summary
 //! ([`asks_for_summary`]) of a history, and what such a history is of ([`history_topic`]).
+//! Whether it asks for a beginning ([`asks_for_first`]: "who first…", "when did … start").
 //! Every intent walk acts on is read here, once per question (`query.rs`), so the modules
 //! that act on them (`score`, `rank`, `history`) read the analysis, not the question.
 //!
@@ -185,6 +186,45 @@ const HISTORY_FRAMING: &[&str] = &[
     "up",
 ];
 
+/// Words that ask for a beginning wherever they stand ("who first raised…", "the earliest
+/// mention of…", "what did we originally pick?").
+const FIRST: [&str; 5] = ["first", "earliest", "initially", "originally", "originated"];
+
+/// Verbs of beginning and introducing, a beginning asked for after "who" or "when"
+/// ("who added the filter?", "when did we start the sprints?", "when was it introduced?").
+const BEGAN: [&str; 12] = [
+    "start",
+    "started",
+    "begin",
+    "began",
+    "begun",
+    "introduce",
+    "introduced",
+    "add",
+    "added",
+    "create",
+    "created",
+    "launched",
+];
+
+/// True when `question` asks for where something began: who first did it, when it started,
+/// who added or introduced it. Among the memories that match it as well as the best does, the
+/// earliest answers it (`first.rs`); a later mention only repeats it.
+pub fn asks_for_first(question: &str) -> bool {
+    let w: Vec<String> = words(question).collect();
+    let asks = |i: usize| w[..i].iter().any(|x| matches!(x.as_str(), "who" | "when"));
+    w.iter().any(|x| FIRST.contains(&x.as_str()))
+        || w.iter().enumerate().any(|(i, x)| BEGAN.contains(&x.as_str()) && asks(i))
+}
+
+/// Words of [`FIRST`] and of beginning that say how the question asks, not what about: left
+/// in, "first" and "start" match every record that says so ("first commit", "start the
+/// server"). The verbs of adding and introducing stay: a record that introduces something
+/// says so.
+pub fn frames_first(word: &str) -> bool {
+    FIRST.contains(&word) || matches!(word, "start" | "started" | "begin" | "began" | "begun")
+}
+
 /// What a history question is about: `question` without the words that frame it as one
 /// ([`HISTORY_FRAMING`]), in its own order; `None` when nothing would remain.
 pub fn history_topic(question: &str) -> Option<String> {
@@ -214,7 +254,25 @@ pub fn asks_for_order(question: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{asks_for_assistant, asks_for_order, asks_for_summary, history_topic};
+    use super::{asks_for_assistant, asks_for_first, asks_for_order, asks_for_summary, frames_first, history_topic};
+
+    #[test]
+    fn questions_about_a_beginning_are_told_apart() {
+        for q in [
+            "Who first raised that the executor needed a setup.py?",
+            "When did tantivy start supporting aggregations?",
+            "Who added the stop-word filter?",
+            "When was faceting introduced?",
+            "What did we originally pick for the logo?",
+        ] {
+            assert!(asks_for_first(q), "{q}");
+        }
+        for q in ["What did I add to the soup?", "How do I start the server?", "Which base image should I use?"] {
+            assert!(!asks_for_first(q), "{q}");
+        }
+        assert!(frames_first("first") && frames_first("started"));
+        assert!(!frames_first("added") && !frames_first("filter"));
+    }
 
     #[test]
     fn questions_about_the_assistants_words() {

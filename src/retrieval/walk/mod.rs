@@ -3,6 +3,9 @@
 //! intersection) decides the branch; the branches share one leaf scorer, then each orders
 //! its leaves (`rank`); `params` holds the scorer's weights and the `spec_baseline` preset.
 
+mod answer;
+mod coverage;
+mod first;
 mod history;
 mod intent;
 mod params;
@@ -18,4 +21,4 @@ pub use params::{Ordering, PRESETS, WalkParams};
 pub use query::{QueryAnalysis, analyse_query};
 pub use rank::{Branch, Origin};
 pub use router::{WalkArgs, WalkCandidates, walk, walk_candidates};
-pub use score::{CandidateSignals, replay};
+pub use score::{CandidateSignals, QuestionSignals, SHORT_QUESTION_TERMS, replay};

@@ -62,6 +62,19 @@ pub struct WalkParams {
     /// Weight of the session's cosine (the mean of the parent's children vectors) in a
     /// leaf's dense score.
     pub dense_parent: f64,
+    /// Weight of a leaf's coverage of the question (the IDF-weighted share of its terms the
+    /// leaf holds, `coverage.rs`) added to its score.
+    pub coverage: f64,
+    /// The rules of whole coverage (`score.rs`): in a short question, a leaf holding every
+    /// term ranks above every leaf holding none; and the words are not flat when a few leaves
+    /// hold them all. Off only to measure what they do.
+    pub whole_coverage: bool,
+    /// A hit that asks carries the reply that answers it (`answer.rs`). Off only to measure
+    /// what it does.
+    pub answers: bool,
+    /// A question about a beginning takes the earliest of its best matches first
+    /// (`first.rs`). Off only to measure what it does.
+    pub first_mentions: bool,
     /// How the entity branches order the scored leaves.
     pub ordering: Ordering,
     /// `window` for a question about a history (`history.rs`): what such a question names
@@ -100,6 +113,10 @@ impl Default for WalkParams {
             instruction: 0.2,
             dense_window: 0.5,
             dense_parent: 0.5,
+            coverage: 0.0,
+            whole_coverage: true,
+            answers: true,
+            first_mentions: true,
             ordering: Ordering::Fused,
             // Leave-one-conversation-out on BEAM dev's 40 order and summary questions, over
             // 36 settings of these three (BENCHMARKS.md, "History over the tree"): 0 and 0.3

@@ -48,6 +48,9 @@ pub struct QueryAnalysis {
     pub asks_order: bool,
     /// The question asks for a summary (`intent::asks_for_summary`; answered by `history.rs`).
     pub asks_summary: bool,
+    /// The question asks where something began (`intent::asks_for_first`): the earliest of
+    /// the memories matching it best comes first (`first.rs`).
+    pub asks_first: bool,
 }
 
 /// Analyse `q` against the store's gazetteer; a question past the cap is read up to it.
@@ -92,6 +95,10 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
     if names_time {
         words.retain(|w| !frames_time(w));
     }
+    let asks_first = intent::asks_for_first(q);
+    if asks_first && words.iter().any(|w| !intent::frames_first(w)) {
+        words.retain(|w| !intent::frames_first(w));
+    }
     let time_only = names_time && words.is_empty() && entities.is_empty();
     let mut lexical = if words.is_empty() && !names_time { q.to_string() } else { words.join(" ") };
     // An identifier the question writes is asked for whole (`0.15`, `setup.py`: the index
@@ -133,6 +140,7 @@ pub fn analyse_query(mem: &MemoryReader, q: &str) -> QueryAnalysis {
         asks_assistant: intent::asks_for_assistant(q),
         asks_order,
         asks_summary,
+        asks_first,
     }
 }
 

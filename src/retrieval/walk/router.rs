@@ -7,11 +7,12 @@
 //! pair that contributes candidates is one hop apart, and the intersections themselves say
 //! which pairs those are (ARCHITECTURE.md, "The graph on the read path").
 
+use super::answer;
 use super::history;
 use super::params::WalkParams;
 use super::query::{QueryAnalysis, analyse_query};
 use super::rank::{Branch, Coverage, Ranked, rank};
-use super::score::{CandidateSignals, candidate_signals, score_leaves};
+use super::score::{CandidateSignals, QuestionSignals, candidate_signals, score_leaves};
 use super::timeline::timeline;
 use crate::error::{Error, Result};
 use crate::index::{IndexSearcher, LevelFilter, NodeDoc, SearchFilter};
@@ -142,6 +143,9 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
         let response = history_response(mem, &searcher, &qa, &route, ranked, args.limit, &coverage)?;
         return Ok(time.attach(response));
     }
+    if qa.asks_first && args.params.first_mentions {
+        super::first::earliest_first(&searcher, &qa, &mut ranked)?;
+    }
     let total = ranked.len();
     // The rerank stage re-scores walk's top N (hits past them keep walk's order), then keeps
     // `limit`: it reorders what walk found inside the window, so the window still bounds it.
@@ -149,7 +153,7 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     ranked.truncate(reranker.map_or(args.limit, |r| r.top.max(args.limit)));
     let ids: Vec<NodeId> = ranked.iter().map(|r| r.scored.node.node_id.clone()).collect();
     // Standing instructions keep their place (`rerank_hits`); nothing to note without a stage.
-    let pinned: Vec<bool> = match reranker {
+    let mut pinned: Vec<bool> = match reranker {
         Some(_) => ranked.iter().map(|r| r.scored.node.instruction).collect(),
         None => Vec::new(),
     };
@@ -157,11 +161,68 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     let mut hits =
         ranked.into_iter().map(|r| leaf_hit(&rows, &qa, &route, r, &coverage)).collect::<Result<Vec<_>>>()?;
     attach_snippets(&searcher, &qa.lexical, &mut hits)?;
+    // Before the rerank stage: a question and its answer are re-scored as one hit, and a
+    // reply given with its question takes no place of its own.
+    if args.params.answers {
+        let given = attach_answers(mem, &searcher, &qa, &rows, &mut hits)?;
+        if !pinned.is_empty() {
+            pinned = pinned.into_iter().enumerate().filter(|(i, _)| !given.contains(i)).map(|(_, p)| p).collect();
+        }
+    }
     if let Some(r) = reranker {
         super::rerank_stage::rerank_hits(r, crate::text::cap_question(&args.query).0, &mut hits, &pinned)?;
-        hits.truncate(args.limit);
     }
+    hits.truncate(args.limit);
     Ok(time.attach(QueryResponse::new(hits, total)))
+}
+
+/// Each hit that asks gets the reply that answers it (`answer.rs`) as its `answer`, with a
+/// snippet when long; a reply that is itself a hit further down is given there no more (it
+/// is given with its question), and one ranked above its question is not given again.
+/// Returns the positions of the hits taken out that way.
+fn attach_answers(
+    mem: &MemoryReader,
+    searcher: &IndexSearcher,
+    qa: &QueryAnalysis,
+    rows: &HitRows,
+    hits: &mut Vec<RetrievalHit>,
+) -> Result<BTreeSet<usize>> {
+    let nodes: Vec<&NodeRow> =
+        hits.iter().map(|h| rows.row(&NodeId(h.node_id.clone()), "a hit")).collect::<Result<_>>()?;
+    let own: Vec<bool> = nodes
+        .iter()
+        .zip(hits.iter())
+        .map(|(n, h)| match h.source_kind {
+            Some(kind) => answer::asks(&n.ranked_text(kind)),
+            None => answer::asks(&n.content),
+        })
+        .collect();
+    let place: HashMap<&str, usize> = hits.iter().enumerate().map(|(i, h)| (h.node_id.as_str(), i)).collect();
+    let answered: Vec<answer::Answered> = answer::answered(mem, &nodes, &own)?
+        .into_iter()
+        .filter(|a| place.get(a.reply.as_str()).is_none_or(|&i| i > a.at))
+        .collect();
+    if answered.is_empty() {
+        return Ok(BTreeSet::new());
+    }
+    // The replies that are hits further down: given with their question, not again there.
+    let repeated: BTreeSet<usize> = answered.iter().filter_map(|a| place.get(a.reply.as_str()).copied()).collect();
+    let ids: Vec<NodeId> = answered.iter().map(|a| a.reply.clone()).collect();
+    let replies = HitRows::read(mem, &ids)?;
+    let mut answers: Vec<RetrievalHit> = answered
+        .iter()
+        .map(|a| Ok(replies.parts.hit(replies.row(&a.reply, "a reply")?, hits[a.at].score)))
+        .collect::<Result<_>>()?;
+    attach_snippets(searcher, &qa.lexical, &mut answers)?;
+    for (a, reply) in answered.iter().zip(answers) {
+        hits[a.at].answer = Some(Box::new(reply));
+    }
+    let mut at = 0;
+    hits.retain(|_| {
+        at += 1;
+        !repeated.contains(&(at - 1))
+    });
+    Ok(repeated)
 }
 
 /// What the response says about the time a walk was bounded by (`QueryResponse.explain`):
@@ -371,14 +432,17 @@ pub struct WalkCandidates {
     /// The branch that answers (the occurrence-ranked global one keeps only the scorer's
     /// top `2 × limit`).
     pub branch: Branch,
-    /// The question asks what the assistant said (`asked_assistant` replaces `assistant`).
-    pub asks_assistant: bool,
     /// The question asks for an order (answered by sessions, `history.rs`).
     pub asks_order: bool,
     /// The question asks for a summary (answered by sessions, each message with its reply).
     pub asks_summary: bool,
-    /// The dense signal was on (a model loaded and a positive `dense` share).
-    pub dense: bool,
+    /// The question asks where something began: its earliest best match is moved first
+    /// (`first.rs`), after the scorer.
+    pub asks_first: bool,
+    /// What the scorer's ranking needs of the question: whether it asks what the assistant
+    /// said, whether the dense signal was on, how many terms coverage counts.
+    #[serde(flatten)]
+    pub question: QuestionSignals,
     /// The candidates, in the scorer's row order.
     pub rows: Vec<CandidateSignals>,
 }
@@ -387,18 +451,18 @@ pub struct WalkCandidates {
 pub fn walk_candidates(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<WalkCandidates> {
     let searcher = mem.index().searcher();
     let (mut qa, mut flt, mut route) = prepare(mem, &searcher, args, scope)?;
-    let (mut rows, mut dense) = candidate_signals(mem, &searcher, &qa, &flt, &args.params, &route.local)?;
+    let (mut rows, mut question) = candidate_signals(mem, &searcher, &qa, &flt, &args.params, &route.local)?;
     // As `walk` does when the window holds nothing (a time-only question is answered from the
     // tree, not scored: its candidates are none either way).
     if rows.is_empty() && !qa.time_only && soften(&searcher, args, &mut qa, &mut flt, &mut route)?.is_some() {
-        (rows, dense) = candidate_signals(mem, &searcher, &qa, &flt, &args.params, &route.local)?;
+        (rows, question) = candidate_signals(mem, &searcher, &qa, &flt, &args.params, &route.local)?;
     }
     Ok(WalkCandidates {
         branch: route.branch,
-        asks_assistant: qa.asks_assistant,
         asks_order: qa.asks_order,
         asks_summary: qa.asks_summary,
-        dense,
+        asks_first: qa.asks_first,
+        question,
         rows,
     })
 }
@@ -502,7 +566,7 @@ fn leaf_hit(
         "admitted_by": qa.window.and_then(|w| {
             AdmittedBy::window(w, node.time_start_ms, node.time_end_ms, rows.parts.spoken(&node.node_id))
         }),
-        "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "instruction": s.node.instruction, "fused": s.score},
+        "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "instruction": s.node.instruction, "coverage": s.coverage, "fused": s.score},
     }));
     Ok(h)
 }

@@ -12,7 +12,12 @@
 //! ([`raw_signals`], the dense one with its session's vector) are normalised and fused
 //! ([`fuse`]). [`candidate_signals`] stops before the weights: the recall harness writes what
 //! it returns, and [`replay`] ranks it again at any weights.
+//!
+//! Each leaf's coverage (`coverage.rs`) is the share of the question's terms it holds,
+//! weighted by their IDF: what lets a memory holding every word of a short question rank
+//! above ones holding none, whatever the BM25 spread and the dense signal say.
 
+use super::coverage::QuestionTerms;
 use super::params::WalkParams;
 use super::query::{QueryAnalysis, person_key};
 use crate::embed::{Rows, VectorMatrix};
@@ -56,6 +61,8 @@ pub struct Scored {
     pub dense: f64,
     pub parent: f64,
     pub speaker: bool,
+    /// The IDF-weighted share of the question's terms it holds (`coverage.rs`).
+    pub coverage: f64,
 }
 
 /// The question's vector and the stored vectors it is compared with (the dense signal on).
@@ -88,9 +95,23 @@ struct Raw {
     lexical: Vec<f64>,
     /// Empty without the dense signal; `None` for a row without its vector yet.
     dense: Vec<Option<f64>>,
-    /// The words found nothing distinctive ([`lexically_flat`]): the dense signal leads.
+    /// The words found nothing distinctive ([`words_flat`]): the dense signal leads.
     flat: bool,
+    /// The question is short enough that holding all of its words is decisive
+    /// ([`SHORT_QUESTION_TERMS`]): a leaf that does is never ranked below one holding none.
+    short: bool,
 }
+
+/// A question of at most this many distinct terms is short: a memory holding every one of
+/// them is ranked above every memory holding none (issue 44: a three-word question whose
+/// every word one long mail held returned first records that held none of them). Longer
+/// questions are phrased around their point, and holding all their words is rare and
+/// not decisive.
+pub const SHORT_QUESTION_TERMS: usize = 4;
+
+/// Share of the question's weight a leaf must hold to count as holding all of it (the
+/// shares are sums of floats).
+const WHOLE: f64 = 1.0 - 1e-9;
 
 /// Fewer leaves than this matching the question's words: too few to tell a distinctive best
 /// match from a flat spread (and min-max already gives the dense signal the lead among the
@@ -117,6 +138,16 @@ fn lexically_flat(bm25: impl Iterator<Item = f64>, ratio: f64) -> bool {
     top[0] < ratio * mean
 }
 
+/// True when the question's words are flat ([`lexically_flat`]) and no few leaves hold all of
+/// them: when fewer than [`FLAT_MIN_MATCHES`] candidates hold every term of a question of two
+/// or more, those memories are what the words point at, however evenly BM25 spreads its
+/// scores (a long mail holding all three words scores below short lines holding one).
+fn words_flat(parts: &[Parts], terms: usize, params: &WalkParams) -> bool {
+    let whole = parts.iter().filter(|p| p.coverage >= WHOLE).count();
+    let distinctive = params.whole_coverage && terms >= 2 && (1..FLAT_MIN_MATCHES).contains(&whole);
+    !distinctive && lexically_flat(parts.iter().map(|p| p.bm25), params.flat_ratio)
+}
+
 /// Score leaves for `qa`: the first-stage candidates plus `extra` (e.g. a local branch's
 /// intersection). Best first, ties by id.
 ///
@@ -133,7 +164,7 @@ pub fn score_leaves(
     extra: &[NodeId],
 ) -> Result<Vec<Scored>> {
     let g = gather(mem, searcher, qa, flt, params, extra)?;
-    let raw = raw_signals(&g.parts, params, g.has_dense);
+    let raw = raw_signals(&g.parts, params, g.has_dense, g.terms);
     Ok(fuse(qa, params, g, &raw))
 }
 
@@ -148,9 +179,9 @@ pub fn candidate_signals(
     flt: &SearchFilter,
     params: &WalkParams,
     extra: &[NodeId],
-) -> Result<(Vec<CandidateSignals>, bool)> {
+) -> Result<(Vec<CandidateSignals>, QuestionSignals)> {
     let g = gather(mem, searcher, qa, flt, params, extra)?;
-    let has_dense = g.has_dense;
+    let question = QuestionSignals { asks_assistant: qa.asks_assistant, dense: g.has_dense, coverage_terms: g.terms };
     let rows = g.ctx.rows.into_iter().zip(g.ctx.next).zip(g.parts);
     let rows = rows
         .map(|((n, next), p)| {
@@ -165,6 +196,7 @@ pub fn candidate_signals(
                 neighbours_cosine: p.neighbours_cosine,
                 session_cosine: p.session_cosine,
                 pending: p.pending,
+                coverage: p.coverage,
                 speaker,
                 in_window,
                 speaks_of,
@@ -174,7 +206,19 @@ pub fn candidate_signals(
             }
         })
         .collect();
-    Ok((rows, has_dense))
+    Ok((rows, question))
+}
+
+/// What [`replay`] needs of the question besides its candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct QuestionSignals {
+    /// The question asks what the assistant said (`asked_assistant` replaces `assistant`).
+    pub asks_assistant: bool,
+    /// The dense signal was on (a model loaded and a positive `dense` share).
+    pub dense: bool,
+    /// How many distinct terms the question's coverage is counted over (a short question's
+    /// whole coverage ranks above none: [`SHORT_QUESTION_TERMS`]).
+    pub coverage_terms: usize,
 }
 
 /// One candidate leaf's signals before normalisation, as [`score_leaves`] combines them:
@@ -203,6 +247,10 @@ pub struct CandidateSignals {
     /// It has no vector yet (written a moment ago): scored by its lexical signal alone.
     #[serde(default)]
     pub pending: bool,
+    /// The IDF-weighted share of the question's terms it holds (a named person's name held by
+    /// that person's own leaves too), 0 to 1.
+    #[serde(default)]
+    pub coverage: f64,
     /// Its parent summary's normalised BM25 (0 outside the top summaries).
     pub parent: f64,
     /// Written by a person the question names.
@@ -225,6 +273,8 @@ struct Gathered {
     parts: Vec<Parts>,
     parent_score: HashMap<NodeId, f64>,
     has_dense: bool,
+    /// How many terms coverage is counted over.
+    terms: usize,
 }
 
 /// One row's signals before they are combined.
@@ -236,6 +286,8 @@ struct Parts {
     session_cosine: f64,
     /// No vector of its own yet: the dense signal abstains for it.
     pending: bool,
+    /// The IDF-weighted share of the question's terms it holds.
+    coverage: f64,
 }
 
 /// The candidates, their context, their own and their neighbours' BM25, their cosines and
@@ -276,8 +328,12 @@ fn gather(
     let summaries = SearchFilter { levels: LevelFilter::Summaries, ..flt.clone() };
     let sum_hits = searcher.bm25_top(&qa.lexical, &summaries, SUMMARY_CANDIDATES)?;
     let parent_score = min_max_map(&sum_hits.into_iter().map(|(id, s)| (id, f64::from(s))).collect());
-    let parts = parts(&ctx, &bm25, dense);
-    Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some() })
+    let mut parts = parts(&ctx, &bm25, dense);
+    let terms = QuestionTerms::of(searcher, qa)?;
+    for (p, c) in parts.iter_mut().zip(terms.coverage(searcher, qa, &ctx.rows)?) {
+        p.coverage = c;
+    }
+    Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some(), terms: terms.len() })
 }
 
 /// The candidates: the BM25 top `candidates` leaves, `extra`, and the dense top `candidates`
@@ -388,6 +444,7 @@ fn parts(ctx: &Context, bm25: &HashMap<NodeId, f64>, dense: Option<DenseQuery<'_
                 neighbours_cosine: 0.0,
                 session_cosine: 0.0,
                 pending: false,
+                coverage: 0.0,
             };
             if let Some(d) = dense {
                 match d.cosine(row.node_id.as_str()) {
@@ -413,7 +470,7 @@ fn parts(ctx: &Context, bm25: &HashMap<NodeId, f64>, dense: Option<DenseQuery<'_
 /// Per row, before normalisation: lexical = own BM25 + `window` × the neighbours' share;
 /// dense (with the model) = own cosine + `dense_window` × the neighbours' mean cosine +
 /// `dense_parent` × the cosine with the session vector.
-fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
+fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool, terms: usize) -> Raw {
     let lexical = parts.iter().map(|p| p.bm25 + params.window * p.neighbours_bm25 * NEIGHBOUR_SHARE).collect();
     let dense = if has_dense {
         parts
@@ -427,8 +484,8 @@ fn raw_signals(parts: &[Parts], params: &WalkParams, has_dense: bool) -> Raw {
     } else {
         Vec::new()
     };
-    let flat = lexically_flat(parts.iter().map(|p| p.bm25), params.flat_ratio);
-    Raw { lexical, dense, flat }
+    let flat = words_flat(parts, terms, params);
+    Raw { lexical, dense, flat, short: (1..=SHORT_QUESTION_TERMS).contains(&terms) }
 }
 
 /// Whether `n` is written by a person the question names, whether it lies inside the time
@@ -453,13 +510,22 @@ fn boosts(qa: &QueryAnalysis, n: &NodeBrief) -> (bool, bool, bool) {
 /// `dense` share, + `parent` × the parent summary's normalised BM25, + the speaker and
 /// time-window boosts. Best first, ties by id.
 fn fuse(qa: &QueryAnalysis, params: &WalkParams, g: Gathered, raw: &Raw) -> Vec<Scored> {
-    let Gathered { ctx: Context { rows, next, .. }, parent_score, has_dense, .. } = g;
+    let Gathered { ctx: Context { rows, next, .. }, parent_score, has_dense, parts, .. } = g;
     let boosts: Vec<Boosts> = rows
         .iter()
-        .map(|n| {
+        .zip(&parts)
+        .map(|(n, p)| {
             let (speaker, in_window, spoken) = boosts(qa, n);
             let parent = n.parent_id.as_ref().and_then(|p| parent_score.get(p)).copied().unwrap_or(0.0);
-            Boosts { parent, speaker, in_window, speaks_of: spoken, assistant: n.assistant, instruction: n.instruction }
+            Boosts {
+                parent,
+                speaker,
+                in_window,
+                speaks_of: spoken,
+                assistant: n.assistant,
+                instruction: n.instruction,
+                coverage: p.coverage,
+            }
         })
         .collect();
     let fused = fused_scores(raw, &boosts, params, qa.asks_assistant, has_dense);
@@ -476,6 +542,7 @@ fn fuse(qa: &QueryAnalysis, params: &WalkParams, g: Gathered, raw: &Raw) -> Vec<
             dense: d,
             parent: b.parent,
             speaker: b.speaker,
+            coverage: b.coverage,
         })
         .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.node.node_id.cmp(&b.node.node_id)));
@@ -501,7 +568,7 @@ fn fused_scores(
     let densen: Vec<Option<f64>> = raw.dense.iter().map(|d| d.and_then(|_| scaled.next())).collect();
     let fusion = Fusion::dense_share(if raw.flat { params.flat_dense } else { params.dense });
     let assistant = if asks_assistant { params.asked_assistant } else { params.assistant };
-    boosts
+    let mut out: Vec<(f64, f64, f64)> = boosts
         .iter()
         .enumerate()
         .map(|(i, b)| {
@@ -512,7 +579,34 @@ fn fused_scores(
             let base = fusion.fuse(l, if has_dense { d.or(Some(l)) } else { None });
             (boosted(base, b, params, assistant), l, d.unwrap_or(0.0))
         })
-        .collect()
+        .collect();
+    if raw.short && params.whole_coverage {
+        whole_above_none(&mut out, boosts);
+    }
+    out
+}
+
+/// A short question's rule: every row holding all of its terms scores above every row
+/// holding none. A row of whole coverage scoring at or below the best row of none is raised
+/// to just above it, order among such rows kept (the raise is monotone in the score); rows
+/// already above keep their score, and no other row moves.
+fn whole_above_none(scores: &mut [(f64, f64, f64)], boosts: &[Boosts]) {
+    let best_none = scores
+        .iter()
+        .zip(boosts)
+        .filter(|(_, b)| b.coverage <= 0.0)
+        .map(|(s, _)| s.0)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if best_none == f64::NEG_INFINITY {
+        return;
+    }
+    for (s, b) in scores.iter_mut().zip(boosts) {
+        if b.coverage >= WHOLE && s.0 <= best_none {
+            // Scores lie within a few units of 0: 1e-9 × score keeps their order and stays
+            // below the 1e-6 step.
+            s.0 = best_none + 1e-6 + 1e-9 * s.0;
+        }
+    }
 }
 
 /// A row's additive signals besides the fused lexical and dense ones.
@@ -523,6 +617,8 @@ struct Boosts {
     speaks_of: bool,
     assistant: bool,
     instruction: bool,
+    /// The IDF-weighted share of the question's terms the row holds.
+    coverage: f64,
 }
 
 /// `base` (the fused lexical and dense signals) plus the row's boosts at `params`' weights;
@@ -534,6 +630,7 @@ fn boosted(base: f64, b: &Boosts, params: &WalkParams, assistant: f64) -> f64 {
         + if b.speaks_of { params.speaks_of_boost } else { 0.0 }
         + if b.assistant { assistant } else { 0.0 }
         + if b.instruction { params.instruction } else { 0.0 }
+        + params.coverage * b.coverage
 }
 
 /// The scorer's order (best first, ties by id) rebuilt from dumped candidates at `params`:
@@ -542,7 +639,7 @@ fn boosted(base: f64, b: &Boosts, params: &WalkParams, assistant: f64) -> f64 {
 /// tried on it without a store (`scripts/walk_weights.py` does the same in numpy). What
 /// follows the scorer is not replayed: the occurrence-ranked branch's cut to its pool, and
 /// the history answer of order and summary questions (`history.rs`).
-pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkParams, has_dense: bool) -> Vec<NodeId> {
+pub fn replay(rows: &[CandidateSignals], question: &QuestionSignals, params: &WalkParams) -> Vec<NodeId> {
     let parts: Vec<Parts> = rows
         .iter()
         .map(|r| Parts {
@@ -552,6 +649,7 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
             neighbours_cosine: r.neighbours_cosine,
             session_cosine: r.session_cosine,
             pending: r.pending,
+            coverage: r.coverage,
         })
         .collect();
     let boosts: Vec<Boosts> = rows
@@ -563,10 +661,11 @@ pub fn replay(rows: &[CandidateSignals], asks_assistant: bool, params: &WalkPara
             speaks_of: r.speaks_of,
             assistant: r.assistant,
             instruction: r.instruction,
+            coverage: r.coverage,
         })
         .collect();
-    let raw = raw_signals(&parts, params, has_dense);
-    let fused = fused_scores(&raw, &boosts, params, asks_assistant, has_dense);
+    let raw = raw_signals(&parts, params, question.dense, question.coverage_terms);
+    let fused = fused_scores(&raw, &boosts, params, question.asks_assistant, question.dense);
     let mut scored: Vec<(f64, &NodeId)> = fused.iter().zip(rows).map(|((s, _, _), r)| (*s, &r.node_id)).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored.into_iter().map(|(_, id)| id.clone()).collect()

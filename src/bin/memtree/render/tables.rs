@@ -25,29 +25,40 @@ pub fn hits(hits: &[Value], width: usize) -> String {
         Column::new("score", 6, 3).right(),
         Column::new("text", 0, 0),
     ];
-    let rows = hits
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            let kind = match h["node_kind"].as_str() {
-                Some("summary") => format!("sum L{}", h["level"].as_u64().unwrap_or(1)),
-                Some(k) => k.to_string(),
-                None => "?".into(),
-            };
-            // The passage that matches the question, when the engine picked one out of a long
-            // leaf; else the content from its start.
-            let passage = h["snippet"]["text"].as_str().or_else(|| h["content"].as_str()).unwrap_or_default();
-            vec![
-                (i + 1).to_string(),
-                text(&h["node_id"]),
-                kind,
-                text(&h["tree_scope"]),
-                cells::span(&h["time_range_start"], &h["time_range_end"]),
-                cells::score(h["score"].as_f64().unwrap_or(0.0)),
-                passage.to_string(),
-            ]
-        })
-        .collect();
+    // The passage that matches the question, when the engine picked one out of a long leaf;
+    // else the content from its start.
+    let passage =
+        |h: &Value| h["snippet"]["text"].as_str().or_else(|| h["content"].as_str()).unwrap_or_default().to_string();
+    let mut rows = Vec::with_capacity(hits.len());
+    for (i, h) in hits.iter().enumerate() {
+        let kind = match h["node_kind"].as_str() {
+            Some("summary") => format!("sum L{}", h["level"].as_u64().unwrap_or(1)),
+            Some(k) => k.to_string(),
+            None => "?".into(),
+        };
+        rows.push(vec![
+            (i + 1).to_string(),
+            text(&h["node_id"]),
+            kind,
+            text(&h["tree_scope"]),
+            cells::span(&h["time_range_start"], &h["time_range_end"]),
+            cells::score(h["score"].as_f64().unwrap_or(0.0)),
+            passage(h),
+        ]);
+        // A hit that asks comes with the reply that answers it, on the line below.
+        let a = &h["answer"];
+        if a.is_object() {
+            rows.push(vec![
+                "↳".into(),
+                text(&a["node_id"]),
+                "reply".into(),
+                text(&a["tree_scope"]),
+                cells::span(&a["time_range_start"], &a["time_range_end"]),
+                String::new(),
+                passage(a),
+            ]);
+        }
+    }
     Table { columns, text: 6, rows }.render(width)
 }
 
@@ -113,4 +124,28 @@ pub fn sources(list: &[memtree::SourceSummary], width: usize) -> String {
         })
         .collect();
     Table { columns, text: 0, rows }.render(width)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_hit_that_asks_shows_its_answer_below_it() {
+        let hit = |id: &str, text: &str| {
+            json!({"node_id": id, "node_kind": "leaf", "level": 0, "tree_scope": "chatgpt:c1", "score": 0.9,
+                   "time_range_start": "2023-05-01T10:00:00Z", "time_range_end": "2023-05-01T10:00:00Z", "content": text})
+        };
+        let mut asks = hit("L1", "Which base image should I use?");
+        asks["answer"] = hit("L2", "Use python:3.11-slim.");
+        let out = super::hits(&[asks, hit("L3", "Something else")], 100);
+        let lines: Vec<&str> =
+            out.lines().filter(|l| l.contains("base image") || l.contains("slim") || l.contains("else")).collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert!(
+            lines[0].contains("base image") && lines[1].contains("↳") && lines[1].contains("python:3.11-slim"),
+            "{out}"
+        );
+        assert!(lines[2].trim_start().starts_with('2'), "the next hit keeps its rank: {out}");
+    }
 }
