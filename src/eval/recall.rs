@@ -106,8 +106,9 @@ struct Asked {
 }
 
 /// One ranked leaf: its id and what it costs in a context budget (whole, and as the snippet
-/// its hit carries, when it carries one), plus the tokens of the summary it came under
-/// (`extra_tokens`, charged to a history answer's first evidence leaf of each session).
+/// its hit carries, when it carries one), plus what comes with it (`extra_tokens`): the
+/// tokens of the summary it came under (charged to a history answer's first evidence leaf of
+/// each session), or of the answer it carries.
 struct Ranked {
     id: NodeId,
     snippet_tokens: Option<usize>,
@@ -520,8 +521,8 @@ fn leaf_refs(mem: &MemoryReader) -> Result<(HashMap<NodeId, LeafRef>, i64)> {
     Ok((out, newest))
 }
 
-/// Walk's hits as the leaves a reader is given, one slot each. A leaf hit is itself. A
-/// summary hit carrying evidence (a history answer's session) is its evidence leaves in
+/// Walk's hits as the leaves a reader is given, one slot each. A leaf hit is itself, and
+/// the answer it carries with it in its slot (its tokens charged with it). A summary hit carrying evidence (a history answer's session) is its evidence leaves in
 /// their order, and only those: walk gives at most `limit` of them over the answer, so the
 /// credit never exceeds the slots; the summary's own text is charged to the budget with its
 /// first leaf (its headline, when it carries one, to the budget with snippets). A summary
@@ -539,9 +540,10 @@ fn walk_leaves(mem: &MemoryReader, hits: Vec<crate::retrieval::RetrievalHit>) ->
     let mut out = Vec::with_capacity(hits.len());
     for h in &hits {
         if let Some(a) = &h.answer {
-            // The reply comes with its question, in its slot, and costs what it holds.
-            let whole = crate::config::approx_tokens(&a.content);
-            out.push(Ranked { answer: Some(NodeId(a.node_id.clone())), ..leaf(h, whole, snippet(a)) });
+            // The reply comes with its question, in its slot, and costs what it gives (a long
+            // reply is given as its best passage).
+            let given = crate::config::approx_tokens(&a.content);
+            out.push(Ranked { answer: Some(NodeId(a.node_id.clone())), ..leaf(h, given, None) });
             continue;
         }
         if h.evidence.is_empty() {

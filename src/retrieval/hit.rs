@@ -86,9 +86,10 @@ pub struct RetrievalHit {
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub evidence: Vec<RetrievalHit>,
     /// The reply that answers a hit that asks (walk: a person's turn the host's assistant
-    /// answered next, or a message or mail whose own words ask), with its snippet when long:
-    /// the first later turn of its session by someone else. Absent otherwise, and then not
-    /// serialised.
+    /// answered next, or a message or mail whose own words ask): the first later turn of its
+    /// thread by someone else. A long reply's `content` is its passage that best matches the
+    /// question, and its `explain.passage_of_content` the character range of that passage in
+    /// the whole (`null` when whole). Absent otherwise, and then not serialised.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub answer: Option<Box<RetrievalHit>>,
 }

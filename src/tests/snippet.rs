@@ -5,7 +5,7 @@
 use crate::tests::common::*;
 use crate::tests::fuzz::check_hit;
 use crate::tool::call_json;
-use crate::{Config, Memory, RetrievalHit, Scope, Snippet, WalkArgs, walk};
+use crate::{Config, Memory, RetrievalHit, Scope, Snippet, WalkArgs, WalkParams, walk};
 use serde_json::{Value, json};
 
 /// A paragraph of ~100 words about `topic`, sharing no content word with the question.
@@ -51,22 +51,22 @@ fn check_offsets(h: &RetrievalHit) -> &Snippet {
 #[test]
 fn a_long_leaf_carries_the_paragraph_that_matches_and_short_leaves_none() {
     let (_fx, mem, long) = store();
-    let r = walk(mem.as_reader(), &WalkArgs::new("What hydration do I keep my sourdough starter at?"), &Scope::all())
-        .unwrap();
-    // The long message answers "Lunch at noon?": it may come as that hit's `answer`.
-    let shown: Vec<&RetrievalHit> = r.hits.iter().flat_map(|h| std::iter::once(h).chain(h.answer.as_deref())).collect();
-    let hit = *shown.iter().find(|h| h.content.ends_with(&long)).expect("the long message is a hit");
+    // Each message a hit of its own (a carried answer is cut to its passage: `walk.rs`,
+    // `a_hit_that_asks_carries_its_answer`).
+    let alone = WalkParams { answers: false, ..WalkParams::default() };
+    let asked = |q: &str, limit: usize| WalkArgs { limit, params: alone, ..WalkArgs::new(q) };
+    let r = walk(mem.as_reader(), &asked("What hydration do I keep my sourdough starter at?", 10), &Scope::all()).unwrap();
+    let hit = r.hits.iter().find(|h| h.content.ends_with(&long)).expect("the long message is a hit");
     let s = check_offsets(hit);
     assert_eq!(s.text, ANSWER, "the paragraph holding the words, whole");
     let at = hit.content.find(ANSWER).unwrap();
     assert_eq!(s.start, hit.content[..at].chars().count());
-    for h in shown.iter().filter(|h| !h.content.ends_with(&long)) {
+    for h in r.hits.iter().filter(|h| !h.content.ends_with(&long)) {
         assert_eq!(h.snippet, None, "a short leaf has no snippet: {}", h.content);
     }
     // A question none of whose words occur: the first passage.
-    let r = walk(mem.as_reader(), &WalkArgs { limit: 100, ..WalkArgs::new("zyzzyva quokka") }, &Scope::all()).unwrap();
-    let mut shown = r.hits.iter().flat_map(|h| std::iter::once(h).chain(h.answer.as_deref()));
-    let hit = shown.find(|h| h.content.ends_with(&long)).expect("the long message is a hit");
+    let r = walk(mem.as_reader(), &asked("zyzzyva quokka", 100), &Scope::all()).unwrap();
+    let hit = r.hits.iter().find(|h| h.content.ends_with(&long)).expect("the long message is a hit");
     assert_eq!(check_offsets(hit).start, 0);
 }
 

@@ -248,9 +248,19 @@ fn a_hit_that_asks_carries_its_answer() {
     use crate::Role::{Assistant, Person};
     let fx = Fixture::new(Config::default());
     let mut mem = fx.open();
+    // A long reply (past one passage): the answer is its passage that says it.
+    let filler = |topic: &str| {
+        format!("About {topic}: ").to_string() + &format!("the {topic} notes go on at length here. ").repeat(12)
+    };
+    let long = [
+        filler("logging"),
+        "For the billing service container, the base image to use is python:3.11-slim: small, and it has the wheels your dependencies need.".to_string(),
+        filler("metrics"),
+    ]
+    .join("\n\n");
     let said = [
         (Person, "Which base image should I use for the billing service container?"),
-        (Assistant, "Take python:3.11-slim: small, and it has the wheels your dependencies need."),
+        (Assistant, long.as_str()),
         (Person, "Thanks. Lunch now."),
         (Assistant, "Enjoy your lunch."),
     ];
@@ -264,11 +274,15 @@ fn a_hit_that_asks_carries_its_answer() {
     assert!(top.content.contains("Which base image"), "{}", top.content);
     let answer = top.answer.as_ref().expect("the question carries its reply");
     assert!(answer.content.contains("python:3.11-slim"), "{}", answer.content);
+    assert!(answer.content.len() < long.len() && !answer.content.contains("logging"), "cut: {}", answer.content);
+    let [from, to] = [0, 1].map(|i| answer.explain.as_ref().unwrap()["passage_of_content"][i].as_u64().unwrap() as usize);
+    let whole: String = format!("Assistant: {long}").chars().skip(from).take(to - from).collect();
+    assert_eq!(whole, answer.content, "the range names the passage in the whole reply");
     // Given once: the reply is not a hit of its own further down.
     assert!(r.hits.iter().all(|h| h.node_id != answer.node_id));
     // A reply ranked above its question is not given again: asked in the reply's own words,
     // the reply ranks first and nothing carries it.
-    let r = walk(mem.as_reader(), &WalkArgs::new("slim wheels for my dependencies"), &Scope::all()).unwrap();
+    let r = walk(mem.as_reader(), &WalkArgs::new("python slim wheels for my dependencies"), &Scope::all()).unwrap();
     assert!(r.hits[0].content.contains("python:3.11-slim"), "{}", r.hits[0].content);
     assert!(r.hits.iter().filter_map(|h| h.answer.as_ref()).all(|a| !a.content.contains("python:3.11-slim")));
     // Off, each message is a hit of its own.

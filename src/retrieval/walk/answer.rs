@@ -32,30 +32,40 @@ pub struct Answered {
 /// inside a link's query string, `?id=3`).
 pub fn asks(text: &str) -> bool {
     let mut chars = text.chars().peekable();
+    let mut prev: Option<char> = None;
     while let Some(c) = chars.next() {
-        if c == '?'
-            && chars.peek().is_none_or(|n| n.is_whitespace() || matches!(n, '"' | '\'' | ')' | '”' | '’' | '?' | '!'))
-        {
+        let ends =
+            chars.peek().is_none_or(|n| n.is_whitespace() || matches!(n, '"' | '\'' | ')' | '”' | '’' | '?' | '!'));
+        // A word or a closing quote before it: `a ? b : c` and SQL's `= ? AND` ask nothing.
+        let after_word = prev.is_some_and(|p| p.is_alphanumeric() || matches!(p, '"' | '\'' | '”' | '’'));
+        if (c == '?' || c == '？') && ends && after_word {
             return true;
         }
+        prev = Some(c);
     }
     false
 }
 
 /// For the hits `rows` (in rank order; leaves only answer), the replies to those that ask;
 /// `asks_in_own_words[i]` says whether row `i`'s own words ask ([`asks`] over a mail
-/// without what it quotes). Reads each parent's children once and the briefs of the turns
-/// after each question in one batch.
+/// without what it quotes). Reads the parents' child lists in one statement, each open
+/// buffer's once, the next leaves of a leaf sealed alone one statement each, and the briefs
+/// of the turns after every question in one batch.
 pub fn answered<'a>(mem: &MemoryReader, rows: &[&'a NodeRow], asks_in_own_words: &[bool]) -> Result<Vec<Answered>> {
     // The turns after each hit among its siblings: under its parent summary, or in its tree's
     // open buffer while not sealed (a thread of a few mails stays there).
-    let leaves: Vec<&&NodeRow> = rows.iter().filter(|n| n.is_leaf()).collect();
+    let leaves: Vec<&'a NodeRow> = rows.iter().copied().filter(|n| n.is_leaf()).collect();
     let parents: Vec<NodeId> = leaves.iter().filter_map(|n| n.parent_id.clone()).collect();
     let mut after: HashMap<&NodeId, Vec<NodeId>> = HashMap::new();
+    // The leaves sealed alone in their summary (a long mail): their reply lies past it.
+    let mut alone: Vec<&NodeId> = Vec::new();
     let mut place = |id: &'a NodeId, siblings: &[&str]| {
         if let Some(at) = siblings.iter().position(|c| *c == id.as_str()) {
             let next = siblings.iter().skip(at + 1).take(REPLY_REACH).map(|c| NodeId(c.to_string()));
             after.insert(id, next.collect());
+            if siblings.len() == 1 {
+                alone.push(id);
+            }
         }
     };
     let mut by_parent: HashMap<&str, Vec<&NodeId>> = HashMap::new();
@@ -79,12 +89,10 @@ pub fn answered<'a>(mem: &MemoryReader, rows: &[&'a NodeRow], asks_in_own_words:
             place(id, &buffer);
         }
     }
-    // A leaf sealed last in its summary (a long mail is sealed on its own) is followed by the
-    // tree's next leaves.
-    for n in &leaves {
-        if n.parent_id.is_some() && after.get(&n.node_id).is_none_or(Vec::is_empty) {
-            after.insert(&n.node_id, mem.store().leaves_after(&n.tree_id, n.seq, REPLY_REACH)?);
-        }
+    // A leaf sealed alone in its summary (a long mail is) is followed by its tree's next
+    // leaves; the last turn of a session of several is not answered by the next session's.
+    for n in leaves.iter().filter(|n| alone.contains(&&n.node_id)) {
+        after.insert(&n.node_id, mem.store().leaves_after(&n.tree_id, n.seq, REPLY_REACH)?);
     }
     let wanted: Vec<NodeId> = after.values().flatten().cloned().collect();
     let briefs: HashMap<NodeId, NodeBrief> =
@@ -116,5 +124,8 @@ mod tests {
         assert!(asks("did you mean \"foo?\""));
         assert!(!asks("See https://example.com/a?id=3 for the fix."));
         assert!(!asks("No question here."));
+        assert!(!asks("let x = a ? b : c;"));
+        assert!(!asks("SELECT * FROM t WHERE id = ? AND k = ?"));
+        assert!(asks("これは何ですか？"));
     }
 }

@@ -31,7 +31,9 @@ impl QuestionTerms {
         let people: BTreeSet<String> = qa.people.iter().flat_map(|p| searcher.analyse(p)).collect();
         let weights = searcher.term_weights(&qa.lexical)?;
         let mut out = QuestionTerms { terms: Vec::new(), idf: Vec::new(), person: Vec::new() };
-        for (t, w) in weights {
+        // A question of more terms than a bit set holds is read by its first 64 (in term
+        // order).
+        for (t, w) in weights.into_iter().take(64) {
             out.person.push(people.contains(&t));
             out.terms.push(t);
             out.idf.push(f64::from(w));

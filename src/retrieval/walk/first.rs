@@ -29,21 +29,24 @@ const COVERAGE_SHARE: f64 = 0.5;
 pub fn earliest_first(searcher: &IndexSearcher, qa: &QueryAnalysis, ranked: &mut [Ranked]) -> Result<()> {
     let pool = ranked.len().min(FIRST_POOL);
     let Some(top) = ranked.first() else { return Ok(()) };
+    let top_score = top.score;
     let terms = QuestionTerms::of(searcher, qa)?;
     let Some(topic) = terms.rarest_held(searcher, &top.scored.node.node_id)? else { return Ok(()) };
     let ids: Vec<NodeId> = ranked[..pool].iter().map(|r| r.scored.node.node_id.clone()).collect();
     let holders = searcher.terms_among(std::slice::from_ref(&topic), &ids)?;
-    let floor = SCORE_SHARE * top.scored.score.max(0.0);
+    let floor = SCORE_SHARE * top_score.max(0.0);
     let covered = COVERAGE_SHARE * ranked[..pool].iter().map(|r| r.scored.coverage).fold(0.0, f64::max);
     let earliest = ranked[..pool]
         .iter()
         .enumerate()
         .filter(|(_, r)| {
-            holders.contains_key(&r.scored.node.node_id) && r.scored.score >= floor && r.scored.coverage >= covered
+            holders.contains_key(&r.scored.node.node_id) && r.score >= floor && r.scored.coverage >= covered
         })
         .min_by_key(|(i, r)| (r.scored.node.time_start_ms, *i))
         .map(|(i, _)| i);
     if let Some(i) = earliest {
+        // First with the first place's score: the order and the scores agree.
+        ranked[i].score = ranked[i].score.max(top_score);
         ranked[..=i].rotate_right(1);
     }
     Ok(())

@@ -190,22 +190,13 @@ const HISTORY_FRAMING: &[&str] = &[
 /// mention of…", "what did we originally pick?").
 const FIRST: [&str; 5] = ["first", "earliest", "initially", "originally", "originated"];
 
-/// Verbs of beginning and introducing, a beginning asked for after "who" or "when"
-/// ("who added the filter?", "when did we start the sprints?", "when was it introduced?").
-const BEGAN: [&str; 12] = [
-    "start",
-    "started",
-    "begin",
-    "began",
-    "begun",
-    "introduce",
-    "introduced",
-    "add",
-    "added",
-    "create",
-    "created",
-    "launched",
-];
+/// Verbs of beginning and introducing in the past, a beginning asked for after "who" or
+/// "when" ("who added the filter?", "when was it introduced?").
+const BEGAN: [&str; 7] = ["started", "began", "begun", "introduced", "added", "created", "launched"];
+
+/// The same verbs' base forms, which ask about a beginning after "did" ("when did we start
+/// the sprints?"), not after "should" or "do" ("when should I start the server?").
+const BEGIN: [&str; 5] = ["start", "begin", "introduce", "add", "create"];
 
 /// True when `question` asks for where something began: who first did it, when it started,
 /// who added or introduced it. Among the memories that match it as well as the best does, the
@@ -213,8 +204,15 @@ const BEGAN: [&str; 12] = [
 pub fn asks_for_first(question: &str) -> bool {
     let w: Vec<String> = words(question).collect();
     let asks = |i: usize| w[..i].iter().any(|x| matches!(x.as_str(), "who" | "when"));
-    w.iter().any(|x| FIRST.contains(&x.as_str()))
-        || w.iter().enumerate().any(|(i, x)| BEGAN.contains(&x.as_str()) && asks(i))
+    let did = |i: usize| w[..i].iter().any(|x| x == "did");
+    // "a first draft", "my first job": an adjective of a thing, not a beginning asked for.
+    let of_a_thing = |i: usize| {
+        i > 0 && matches!(w[i - 1].as_str(), "a" | "an" | "my" | "our" | "your" | "his" | "her" | "their" | "its")
+    };
+    w.iter().enumerate().any(|(i, x)| FIRST.contains(&x.as_str()) && !of_a_thing(i))
+        || w.iter().enumerate().any(|(i, x)| {
+            (BEGAN.contains(&x.as_str()) && asks(i)) || (BEGIN.contains(&x.as_str()) && asks(i) && did(i))
+        })
 }
 
 /// Words of [`FIRST`] and of beginning that say how the question asks, not what about: left
@@ -267,7 +265,13 @@ mod tests {
         ] {
             assert!(asks_for_first(q), "{q}");
         }
-        for q in ["What did I add to the soup?", "How do I start the server?", "Which base image should I use?"] {
+        for q in [
+            "What did I add to the soup?",
+            "How do I start the server?",
+            "When should I start the server?",
+            "Which base image should I use?",
+            "Have I ever completed a first draft of a screenplay?",
+        ] {
             assert!(!asks_for_first(q), "{q}");
         }
         assert!(frames_first("first") && frames_first("started"));

@@ -150,7 +150,10 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     // The rerank stage re-scores walk's top N (hits past them keep walk's order), then keeps
     // `limit`: it reorders what walk found inside the window, so the window still bounds it.
     let reranker = mem.options().reranker.as_ref().filter(|_| args.rerank);
-    ranked.truncate(reranker.map_or(args.limit, |r| r.top.max(args.limit)));
+    // Half a page more when replies may be given with their questions (each one given so
+    // leaves the page a hit short): the page is cut to `limit` after.
+    let page = reranker.map_or(args.limit, |r| r.top.max(args.limit));
+    ranked.truncate(if args.params.answers { page + page.div_ceil(2) } else { page });
     let ids: Vec<NodeId> = ranked.iter().map(|r| r.scored.node.node_id.clone()).collect();
     // Standing instructions keep their place (`rerank_hits`); nothing to note without a stage.
     let mut pinned: Vec<bool> = match reranker {
@@ -161,8 +164,8 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     let mut hits =
         ranked.into_iter().map(|r| leaf_hit(&rows, &qa, &route, r, &coverage)).collect::<Result<Vec<_>>>()?;
     attach_snippets(&searcher, &qa.lexical, &mut hits)?;
-    // Before the rerank stage: a question and its answer are re-scored as one hit, and a
-    // reply given with its question takes no place of its own.
+    // Before the rerank stage: a reply given with its question takes no place of its own
+    // there (the stage scores the question's own text; its answer moves with it).
     if args.params.answers {
         let given = attach_answers(mem, &searcher, &qa, &rows, &mut hits)?;
         if !pinned.is_empty() {
@@ -214,7 +217,14 @@ fn attach_answers(
         .map(|a| Ok(replies.parts.hit(replies.row(&a.reply, "a reply")?, hits[a.at].score)))
         .collect::<Result<_>>()?;
     attach_snippets(searcher, &qa.lexical, &mut answers)?;
-    for (a, reply) in answered.iter().zip(answers) {
+    for (a, mut reply) in answered.iter().zip(answers) {
+        // Within the context budget: a long reply comes as its passage that best matches the
+        // question (the whole is a `fetch_leaves` away), and says which part of it that is.
+        let clipped = reply.snippet.take().map(|s| {
+            reply.content = s.text;
+            [s.start, s.end]
+        });
+        reply.explain = Some(json!({"from": "answer", "passage_of_content": clipped}));
         hits[a.at].answer = Some(Box::new(reply));
     }
     let mut at = 0;

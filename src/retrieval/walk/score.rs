@@ -636,9 +636,11 @@ fn boosted(base: f64, b: &Boosts, params: &WalkParams, assistant: f64) -> f64 {
 /// The scorer's order (best first, ties by id) rebuilt from dumped candidates at `params`:
 /// the scorer's own arithmetic over [`candidate_signals`]' rows, so the dump is checked to
 /// hold every input of the ranking (`src/tests/demo_questions.rs`), and other weights can be
-/// tried on it without a store (`scripts/walk_weights.py` does the same in numpy). What
-/// follows the scorer is not replayed: the occurrence-ranked branch's cut to its pool, and
-/// the history answer of order and summary questions (`history.rs`).
+/// tried on it without a store (`scripts/walk_weights.py` does the same in numpy, for the
+/// weights before coverage: it knows neither `whole_coverage` nor `coverage`). What
+/// follows the scorer is not replayed: the occurrence-ranked branch's cut to its pool, the
+/// history answer of order and summary questions (`history.rs`), a first mention moved to
+/// the front (`first.rs`) and the replies given with their questions (`answer.rs`).
 pub fn replay(rows: &[CandidateSignals], question: &QuestionSignals, params: &WalkParams) -> Vec<NodeId> {
     let parts: Vec<Parts> = rows
         .iter()
