@@ -35,12 +35,14 @@ pub fn earliest_first(searcher: &IndexSearcher, qa: &QueryAnalysis, ranked: &mut
     let ids: Vec<NodeId> = ranked[..pool].iter().map(|r| r.scored.node.node_id.clone()).collect();
     let holders = searcher.terms_among(std::slice::from_ref(&topic), &ids)?;
     let floor = SCORE_SHARE * top_score.max(0.0);
-    let covered = COVERAGE_SHARE * ranked[..pool].iter().map(|r| r.scored.coverage).fold(0.0, f64::max);
+    let covered = COVERAGE_SHARE * ranked[..pool].iter().map(|r| r.scored.coverage.unwrap_or(0.0)).fold(0.0, f64::max);
     let earliest = ranked[..pool]
         .iter()
         .enumerate()
         .filter(|(_, r)| {
-            holders.contains_key(&r.scored.node.node_id) && r.score >= floor && r.scored.coverage >= covered
+            holders.contains_key(&r.scored.node.node_id)
+                && r.score >= floor
+                && r.scored.coverage.unwrap_or(0.0) >= covered
         })
         .min_by_key(|(i, r)| (r.scored.node.time_start_ms, *i))
         .map(|(i, _)| i);

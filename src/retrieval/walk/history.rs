@@ -131,7 +131,7 @@ fn reply_of(message: &Ranked, node: NodeBrief, scored: Option<Ranked>) -> Ranked
         dense: 0.0,
         parent: 0.0,
         speaker: false,
-        coverage: 0.0,
+        coverage: None,
     });
     let mut r = Ranked::new(s, None, Origin::Reply);
     r.score = message.score;

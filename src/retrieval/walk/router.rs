@@ -150,10 +150,10 @@ pub fn walk(mem: &MemoryReader, args: &WalkArgs, scope: &Scope) -> Result<QueryR
     // The rerank stage re-scores walk's top N (hits past them keep walk's order), then keeps
     // `limit`: it reorders what walk found inside the window, so the window still bounds it.
     let reranker = mem.options().reranker.as_ref().filter(|_| args.rerank);
-    // Half a page more when replies may be given with their questions (each one given so
-    // leaves the page a hit short): the page is cut to `limit` after.
+    // A quarter page more when replies may be given with their questions (each one given so
+    // leaves the page a hit short; a page rarely gives more): cut to `limit` after.
     let page = reranker.map_or(args.limit, |r| r.top.max(args.limit));
-    ranked.truncate(if args.params.answers { page + page.div_ceil(2) } else { page });
+    ranked.truncate(if args.params.answers { page + page.div_ceil(4) } else { page });
     let ids: Vec<NodeId> = ranked.iter().map(|r| r.scored.node.node_id.clone()).collect();
     // Standing instructions keep their place (`rerank_hits`); nothing to note without a stage.
     let mut pinned: Vec<bool> = match reranker {

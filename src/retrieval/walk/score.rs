@@ -61,8 +61,9 @@ pub struct Scored {
     pub dense: f64,
     pub parent: f64,
     pub speaker: bool,
-    /// The IDF-weighted share of the question's terms it holds (`coverage.rs`).
-    pub coverage: f64,
+    /// The IDF-weighted share of the question's terms it holds (`coverage.rs`), when read
+    /// (only where it can move the ranking).
+    pub coverage: Option<f64>,
 }
 
 /// The question's vector and the stored vectors it is compared with (the dense signal on).
@@ -275,6 +276,8 @@ struct Gathered {
     has_dense: bool,
     /// How many terms coverage is counted over.
     terms: usize,
+    /// Coverage was read (else every row's is 0 and unknown).
+    coverage_known: bool,
 }
 
 /// One row's signals before they are combined.
@@ -330,10 +333,20 @@ fn gather(
     let parent_score = min_max_map(&sum_hits.into_iter().map(|(id, s)| (id, f64::from(s))).collect());
     let mut parts = parts(&ctx, &bm25, dense);
     let terms = QuestionTerms::of(searcher, qa)?;
-    for (p, c) in parts.iter_mut().zip(terms.coverage(searcher, qa, &ctx.rows)?) {
-        p.coverage = c;
+    // Coverage costs a posting walk per term over the candidates: it is read only where it
+    // can move the ranking (a short question's rule, a flat spread the few whole holders
+    // overrule, a first mention, a coverage weight).
+    let known = params.coverage != 0.0
+        || qa.asks_first
+        || (params.whole_coverage
+            && (terms.len() <= SHORT_QUESTION_TERMS
+                || lexically_flat(parts.iter().map(|p| p.bm25), params.flat_ratio)));
+    if known {
+        for (p, c) in parts.iter_mut().zip(terms.coverage(searcher, qa, &ctx.rows)?) {
+            p.coverage = c;
+        }
     }
-    Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some(), terms: terms.len() })
+    Ok(Gathered { ctx, parts, parent_score, has_dense: dense.is_some(), terms: terms.len(), coverage_known: known })
 }
 
 /// The candidates: the BM25 top `candidates` leaves, `extra`, and the dense top `candidates`
@@ -510,7 +523,7 @@ fn boosts(qa: &QueryAnalysis, n: &NodeBrief) -> (bool, bool, bool) {
 /// `dense` share, + `parent` × the parent summary's normalised BM25, + the speaker and
 /// time-window boosts. Best first, ties by id.
 fn fuse(qa: &QueryAnalysis, params: &WalkParams, g: Gathered, raw: &Raw) -> Vec<Scored> {
-    let Gathered { ctx: Context { rows, next, .. }, parent_score, has_dense, parts, .. } = g;
+    let Gathered { ctx: Context { rows, next, .. }, parent_score, has_dense, parts, coverage_known, .. } = g;
     let boosts: Vec<Boosts> = rows
         .iter()
         .zip(&parts)
@@ -542,7 +555,7 @@ fn fuse(qa: &QueryAnalysis, params: &WalkParams, g: Gathered, raw: &Raw) -> Vec<
             dense: d,
             parent: b.parent,
             speaker: b.speaker,
-            coverage: b.coverage,
+            coverage: coverage_known.then_some(b.coverage),
         })
         .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.node.node_id.cmp(&b.node.node_id)));
