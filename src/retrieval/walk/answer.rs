@@ -9,10 +9,11 @@
 //! further down is given once, with its question; one ranked above its question is not given
 //! again.
 
+use super::siblings::{Leaf, among_siblings};
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::store::{BatchReads, NodeBrief, NodeReads, NodeRow};
-use crate::types::{NodeId, TreeId};
+use crate::types::NodeId;
 use std::collections::HashMap;
 
 /// Turns after a question looked at for its reply: the asker's own next turns (a message
@@ -55,43 +56,21 @@ pub fn answered<'a>(mem: &MemoryReader, rows: &[&'a NodeRow], asks_in_own_words:
     // The turns after each hit among its siblings: under its parent summary, or in its tree's
     // open buffer while not sealed (a thread of a few mails stays there).
     let leaves: Vec<&'a NodeRow> = rows.iter().copied().filter(|n| n.is_leaf()).collect();
-    let parents: Vec<NodeId> = leaves.iter().filter_map(|n| n.parent_id.clone()).collect();
+    let asked: Vec<Leaf<'_>> =
+        leaves.iter().map(|n| Leaf { id: &n.node_id, parent: n.parent_id.as_ref(), tree: &n.tree_id }).collect();
     let mut after: HashMap<&NodeId, Vec<NodeId>> = HashMap::new();
     // The leaves sealed alone in their summary (a long mail): their reply lies past it.
-    let mut alone: Vec<&NodeId> = Vec::new();
-    let mut place = |id: &'a NodeId, siblings: &[&str]| {
-        if let Some(at) = siblings.iter().position(|c| *c == id.as_str()) {
-            let next = siblings.iter().skip(at + 1).take(REPLY_REACH).map(|c| NodeId(c.to_string()));
-            after.insert(id, next.collect());
-            if siblings.len() == 1 {
-                alone.push(id);
-            }
+    let mut alone: Vec<&'a NodeRow> = Vec::new();
+    among_siblings(mem, &asked, |i, siblings, at, _| {
+        let next = siblings.iter().skip(at + 1).take(REPLY_REACH).map(|c| NodeId(c.to_string()));
+        after.insert(&leaves[i].node_id, next.collect());
+        if siblings.len() == 1 {
+            alone.push(leaves[i]);
         }
-    };
-    let mut by_parent: HashMap<&str, Vec<&NodeId>> = HashMap::new();
-    let mut by_buffer: HashMap<&TreeId, Vec<&NodeId>> = HashMap::new();
-    for n in &leaves {
-        match &n.parent_id {
-            Some(p) => by_parent.entry(p.as_str()).or_default().push(&n.node_id),
-            None => by_buffer.entry(&n.tree_id).or_default().push(&n.node_id),
-        }
-    }
-    mem.store().for_each_child_list(&parents, |parent, children| {
-        for id in by_parent.get(parent).into_iter().flatten() {
-            place(id, children);
-        }
-        Ok(())
     })?;
-    for (tree, ids) in &by_buffer {
-        let buffer = mem.store().buffer_ids(tree, 0)?;
-        let buffer: Vec<&str> = buffer.iter().map(NodeId::as_str).collect();
-        for id in ids {
-            place(id, &buffer);
-        }
-    }
     // A leaf sealed alone in its summary (a long mail is) is followed by its tree's next
     // leaves; the last turn of a session of several is not answered by the next session's.
-    for n in leaves.iter().filter(|n| alone.contains(&&n.node_id)) {
+    for n in alone {
         after.insert(&n.node_id, mem.store().leaves_after(&n.tree_id, n.seq, REPLY_REACH)?);
     }
     let wanted: Vec<NodeId> = after.values().flatten().cloned().collect();

@@ -51,7 +51,7 @@ impl QuestionTerms {
     pub fn rarest_held(&self, searcher: &IndexSearcher, id: &NodeId) -> Result<Option<String>> {
         let held = searcher.terms_among(&self.terms, std::slice::from_ref(id))?;
         let bits = held.get(id).copied().unwrap_or(0);
-        Ok((0..self.terms.len().min(64))
+        Ok((0..self.terms.len())
             .filter(|&i| bits & (1u64 << i) != 0)
             .max_by(|&a, &b| self.idf[a].total_cmp(&self.idf[b]).then(b.cmp(&a)))
             .map(|i| self.terms[i].clone()))
@@ -71,7 +71,7 @@ impl QuestionTerms {
             .map(|n| {
                 let bits = held.get(&n.node_id).copied().unwrap_or(0);
                 let wrote = n.author.as_ref().is_some_and(|a| qa.people.contains(&person_key(a)));
-                let share: f64 = (0..self.terms.len().min(64))
+                let share: f64 = (0..self.terms.len())
                     .filter(|&i| bits & (1u64 << i) != 0 || (wrote && self.person[i]))
                     .map(|i| self.idf[i])
                     .sum();

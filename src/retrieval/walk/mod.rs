@@ -14,6 +14,7 @@ mod rank;
 mod rerank_stage;
 mod router;
 mod score;
+mod siblings;
 mod timeline;
 
 pub use crate::time::{TimeReading, read_time, time_window};

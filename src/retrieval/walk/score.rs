@@ -20,13 +20,14 @@
 use super::coverage::QuestionTerms;
 use super::params::WalkParams;
 use super::query::{QueryAnalysis, person_key};
+use super::siblings::{Leaf, among_siblings};
 use crate::embed::{Rows, VectorMatrix};
 use crate::error::Result;
 use crate::index::{IndexSearcher, LevelFilter, SearchFilter};
 use crate::reader::MemoryReader;
 use crate::retrieval::rerank::{Fusion, min_max, min_max_at_least, min_max_map};
 use crate::store::{BatchReads, NodeBrief};
-use crate::types::{NodeId, TreeId};
+use crate::types::NodeId;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
@@ -401,43 +402,23 @@ fn first_stage(
 fn context(mem: &MemoryReader, flt: &SearchFilter, cand: BTreeSet<NodeId>) -> Result<Context> {
     let rows = mem.store().node_briefs(&cand.into_iter().collect::<Vec<_>>())?;
     let rows: Vec<NodeBrief> = rows.into_iter().filter(|n| n.is_leaf() && passes(n, flt)).collect();
-    let mut by_parent: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut by_buffer: HashMap<&TreeId, Vec<usize>> = HashMap::new();
-    for (i, n) in rows.iter().enumerate() {
-        match &n.parent_id {
-            Some(p) => by_parent.entry(p.as_str()).or_default().push(i),
-            None => by_buffer.entry(&n.tree_id).or_default().push(i),
-        }
-    }
     let mut neighbours: Vec<Vec<NodeId>> = vec![Vec::new(); rows.len()];
     let mut next: Vec<Option<NodeId>> = vec![None; rows.len()];
-    let mut place = |siblings: &[&str], members: &[usize], sealed: bool| {
-        for &i in members {
-            let Some(at) = siblings.iter().position(|x| *x == rows[i].node_id.as_str()) else { continue };
-            let out = &mut neighbours[i];
-            if at > 0 {
-                out.push(NodeId(siblings[at - 1].to_string()));
-            }
-            if at + 1 < siblings.len() {
-                let after = NodeId(siblings[at + 1].to_string());
-                if sealed {
-                    next[i] = Some(after.clone());
-                }
-                out.push(after);
-            }
+    let leaves: Vec<Leaf<'_>> =
+        rows.iter().map(|n| Leaf { id: &n.node_id, parent: n.parent_id.as_ref(), tree: &n.tree_id }).collect();
+    among_siblings(mem, &leaves, |i, siblings, at, sealed| {
+        let out = &mut neighbours[i];
+        if at > 0 {
+            out.push(NodeId(siblings[at - 1].to_string()));
         }
-    };
-    let parent_ids: Vec<NodeId> = by_parent.keys().map(|p| NodeId(p.to_string())).collect();
-    mem.store().for_each_child_list(&parent_ids, |parent, children| {
-        if let Some(members) = by_parent.get(parent) {
-            place(children, members, true);
+        if at + 1 < siblings.len() {
+            let after = NodeId(siblings[at + 1].to_string());
+            if sealed {
+                next[i] = Some(after.clone());
+            }
+            out.push(after);
         }
-        Ok(())
     })?;
-    for (tree, members) in &by_buffer {
-        let ids = mem.store().buffer_ids(tree, 0)?;
-        place(&ids.iter().map(|x| x.as_str()).collect::<Vec<_>>(), members, false);
-    }
     Ok(Context { rows, neighbours, next })
 }
 
