@@ -444,6 +444,11 @@ impl Embedder for MemoEmbedder {
         }
         Ok(texts.iter().map(|t| seen[*t].clone()).collect())
     }
+
+    /// The model's window, so that long leaves get their passage vectors as in a real store.
+    fn reads(&self, text: &str) -> memtree::Result<usize> {
+        self.inner.reads(text)
+    }
 }
 
 /// A store's directory: a temporary one, or with `MEMTREE_BENCH_KEEP_DIR=<dir>` the folder

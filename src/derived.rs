@@ -62,7 +62,10 @@ impl Derived {
         self.gazetteer = delta.gazetteer;
         if let Some(m) = self.vectors.as_mut() {
             for v in &delta.vectors {
-                m.upsert_codes(v.node_id.as_str(), v.scale, &v.codes);
+                match v.slot {
+                    0 => m.upsert_codes(v.node_id.as_str(), v.scale, &v.codes),
+                    slot => m.upsert_passage(v.node_id.as_str(), slot, v.scale, &v.codes),
+                }
             }
             for (summary, children) in &delta.sessions {
                 m.set_session(summary.as_str(), children.iter().map(String::as_str));
@@ -225,6 +228,8 @@ pub(crate) fn load_vectors(store: &Store, embedder: &dyn Embedder) -> Result<(Ve
         return Ok((m, mark));
     }
     store.for_each_vector(embedder.name(), |id, scale, codes| m.upsert_codes(id, scale, codes))?;
+    store
+        .for_each_passage_vector(embedder.name(), |id, slot, scale, codes| m.upsert_passage(id, slot, scale, codes))?;
     store.for_each_session(|summary, children| m.set_session(summary, children.iter().copied()))?;
     Ok((m, mark))
 }
@@ -263,6 +268,7 @@ impl Delta {
         // its parent's.
         let affected: BTreeSet<NodeId> = vectors
             .iter()
+            .filter(|v| v.slot == 0)
             .filter_map(|v| match v.level {
                 0 => v.parent_id.clone(),
                 1 => Some(v.node_id.clone()),

@@ -9,18 +9,30 @@ use crate::error::Result;
 #[derive(Debug, Clone)]
 pub struct HashEmbedder {
     dim: usize,
+    /// Words read from a text's start, like a model's window (`None`: all of them).
+    window: Option<usize>,
 }
 
 impl HashEmbedder {
-    /// A hashing embedder of dimension `dim` (at least 8).
+    /// A hashing embedder of dimension `dim` (at least 8) that reads the whole text.
     pub fn new(dim: usize) -> Self {
-        HashEmbedder { dim: dim.max(8) }
+        HashEmbedder { dim: dim.max(8), window: None }
+    }
+
+    /// One that reads only the first `words` words of a text (at least 1), as a model
+    /// truncates at its window: what lies past them needs a passage vector.
+    pub fn windowed(dim: usize, words: usize) -> Self {
+        HashEmbedder { dim: dim.max(8), window: Some(words.max(1)) }
+    }
+
+    /// The words of `text` as (byte end, word), up to the window.
+    fn words<'a>(&self, text: &'a str) -> impl Iterator<Item = (usize, &'a str)> {
+        all_words(text).take(self.window.unwrap_or(usize::MAX))
     }
 
     fn embed_one(&self, text: &str) -> Vec<f32> {
         let mut v = vec![0f32; self.dim];
-        let words: Vec<String> =
-            text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(|w| w.to_lowercase()).collect();
+        let words: Vec<String> = self.words(text).map(|(_, w)| w.to_lowercase()).collect();
         let mut add = |feature: &str, weight: f32| {
             let h = blake3::hash(feature.as_bytes());
             let b = h.as_bytes();
@@ -42,6 +54,13 @@ impl HashEmbedder {
     }
 }
 
+/// The words of `text` (runs of letters and digits) as (byte end, word).
+fn all_words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(move |w| (w.as_ptr() as usize - text.as_ptr() as usize + w.len(), w))
+}
+
 impl Embedder for HashEmbedder {
     fn name(&self) -> &str {
         "hash-bow"
@@ -53,6 +72,17 @@ impl Embedder for HashEmbedder {
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         Ok(texts.iter().map(|t| self.embed_one(t)).collect())
+    }
+
+    fn reads(&self, text: &str) -> Result<usize> {
+        Ok(match self.window {
+            None => text.len(),
+            // The window's last word's end when the text has more words; else all of it.
+            Some(n) => match all_words(text).nth(n) {
+                Some(_) => all_words(text).nth(n - 1).map_or(text.len(), |(end, _)| end),
+                None => text.len(),
+            },
+        })
     }
 }
 
@@ -72,6 +102,16 @@ mod tests {
         for x in &v {
             assert!((cos(x, x) - 1.0).abs() < 1e-5);
         }
+    }
+
+    #[test]
+    fn a_window_reads_the_first_words_only() {
+        let e = HashEmbedder::windowed(64, 2);
+        let v = e.embed(&["alpha beta gamma", "alpha beta", "Alpha, beta!"]).unwrap();
+        assert!((cos(&v[0], &v[1]) - 1.0).abs() < 1e-5, "the third word is past the window");
+        assert_eq!(e.reads("alpha beta gamma").unwrap(), "alpha beta".len());
+        assert_eq!(e.reads("Alpha, beta!").unwrap(), "Alpha, beta!".len(), "nothing past the window");
+        assert_eq!(HashEmbedder::new(64).reads("alpha beta gamma").unwrap(), 16);
     }
 
     #[test]

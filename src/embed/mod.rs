@@ -5,6 +5,8 @@
 mod codes;
 mod hashing;
 mod model;
+mod passage_vectors;
+mod passages;
 mod vectors;
 
 pub use codes::quantise;
@@ -12,7 +14,8 @@ pub use hashing::HashEmbedder;
 pub use model::{Batching, FastEmbedder, ModelPaths, SETTINGS_FILE};
 /// ONNX Runtime and batching, shared with the cross-encoder (`crate::reranker`).
 pub(crate) use model::{intra_threads, runtime, tokens};
-pub use vectors::{Rows, VectorMatrix};
+pub use passages::{PASSAGE_DISCOUNT, passage_slots};
+pub use vectors::{PassageScores, Rows, VectorMatrix};
 
 use crate::error::Result;
 
@@ -34,4 +37,11 @@ pub trait Embedder: Send + Sync {
     /// Embed a batch of texts; returns one unit-norm vector per text, in order.
     /// An empty text gets the embedding of the empty string, never a zero vector.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// How many bytes of `text`, from its start, the model reads: a model with a window
+    /// truncates, and what lies past it needs a vector of its own (`passages`). The whole
+    /// text unless the model says otherwise; a wrapper around a model forwards it (without
+    /// it, no leaf gets a passage vector).
+    fn reads(&self, text: &str) -> Result<usize> {
+        Ok(text.len())
+    }
 }

@@ -25,7 +25,8 @@ pub fn dense_query_text(mem: &MemoryReader, question: &str) -> String {
 }
 
 /// The `dense` baseline: the raw question embedded, the `k` leaves of highest cosine among
-/// every stored vector; `None` without a model. The recall harness's `dense` system, and
+/// every stored vector (a leaf's own: the classic baseline, which passage vectors do not
+/// change); `None` without a model. The recall harness's `dense` system, and
 /// the latency bench's row beside walk on the same store.
 pub fn dense_top_k(mem: &MemoryReader, question: &str, k: usize) -> Result<Option<Vec<NodeId>>> {
     let Some(d) = mem.dense() else { return Ok(None) };

@@ -156,6 +156,9 @@ impl Embedder for Host {
         let _call = HostCall(turns);
         self.model.embed(texts)
     }
+    fn reads(&self, text: &str) -> Result<usize> {
+        self.model.reads(text)
+    }
 }
 
 #[derive(Default)]
@@ -429,6 +432,10 @@ impl Embedder for Sliced {
             }
         }
         Ok(out)
+    }
+
+    fn reads(&self, text: &str) -> Result<usize> {
+        self.model.reads(text)
     }
 }
 

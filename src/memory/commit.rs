@@ -8,7 +8,7 @@
 use super::Memory;
 use super::lock::{self, WriteGuard};
 use crate::derived::{Derived, WriteGazetteer};
-use crate::embed::Embedder;
+use crate::embed::{Embedder, VectorMatrix, passage_slots, quantise};
 use crate::error::{Error, Result};
 use crate::index::{IndexDoc, IndexWrite};
 use crate::ingest::{IngestReport, WriteBatch, WriteContext, Written, release_texts, restore_texts};
@@ -127,7 +127,7 @@ impl Memory {
     /// path's equal to a reload from the store; the readers' copy takes the same changes), and
     /// the generation. Still under the
     /// writer lock, and the state was caught up before the write: nothing is reloaded.
-    fn derived_stage(&mut self, written: &Written, vectors: Vec<(NodeId, Vec<f32>)>, g: u64) -> Result<()> {
+    fn derived_stage(&mut self, written: &Written, vectors: Vec<MadeVector>, g: u64) -> Result<()> {
         let mark = self.store.vector_mark()?;
         let mut derived = self.shared.derived_mut();
         derived.set_mark(mark);
@@ -153,7 +153,7 @@ struct Plan {
 /// when they are deferred), and the store's new generation.
 struct Stored {
     written: Written,
-    vectors: Vec<(NodeId, Vec<f32>)>,
+    vectors: Vec<MadeVector>,
     generation: u64,
 }
 
@@ -219,7 +219,7 @@ fn store_stage(
 /// each write (deferred: `Memory::embed_pending` makes them later, and there are none here).
 /// A chunk's texts at a time, read back where the batch let them go; the chunks are
 /// `embed_rows`' own, so the vectors are what they were.
-fn embed_written(tx: &Tx<'_>, shared: &Shared, written: &mut Written) -> Result<Vec<(NodeId, Vec<f32>)>> {
+fn embed_written(tx: &Tx<'_>, shared: &Shared, written: &mut Written) -> Result<Vec<MadeVector>> {
     let Some(emb) = shared.opts.embedder.as_ref().filter(|_| shared.opts.embedding == Embedding::WithEachWrite) else {
         return Ok(Vec::new());
     };
@@ -266,13 +266,13 @@ fn index_stage(store: &Store, iw: &mut IndexWrite, written: &mut Written, g: u64
 /// drops a removed summary's session) instead of reloading every vector, before the write's
 /// own go in (a replace may write a deleted id again); a summary sealed by the write gets its
 /// session vector, from its children's vectors (written now or earlier).
-fn vector_stage(derived: &mut Derived, written: &Written, vectors: Vec<(NodeId, Vec<f32>)>) {
+fn vector_stage(derived: &mut Derived, written: &Written, vectors: Vec<MadeVector>) {
     let Some(m) = derived.vectors_mut() else { return };
     for id in &written.dropped_nodes {
         m.remove(id.as_str());
     }
-    for (id, v) in vectors {
-        m.upsert(id.as_str(), &v);
+    for v in vectors {
+        v.into_matrix(m);
     }
     for w in written.nodes.iter().filter(|w| w.row.level == 1) {
         m.set_session(w.row.node_id.as_str(), w.row.child_ids.iter().map(NodeId::as_str));
@@ -282,15 +282,38 @@ fn vector_stage(derived: &mut Derived, written: &Written, vectors: Vec<(NodeId, 
 /// Nodes embedded per model call.
 pub(super) const EMBED_BATCH: usize = 256;
 
+/// A vector a write made: a node's own (slot 0) or one of a long leaf's passages'.
+pub(super) struct MadeVector {
+    pub(super) id: NodeId,
+    pub(super) slot: u16,
+    pub(super) v: Vec<f32>,
+}
+
+impl MadeVector {
+    /// Into the matrix, where its slot says.
+    pub(super) fn into_matrix(self, m: &mut VectorMatrix) {
+        match self.slot {
+            0 => m.upsert(self.id.as_str(), &self.v),
+            slot => {
+                let (scale, codes) = quantise(&self.v);
+                m.upsert_passage(self.id.as_str(), slot, scale, &codes);
+            }
+        }
+    }
+}
+
 /// Embed `rows` in batches and store their vectors in `tx`: each row by the words ranking
-/// reads (`NodeRow::ranked_text`: a mail by its own words).
-pub(super) fn embed_rows(tx: &Tx<'_>, emb: &dyn Embedder, rows: &[&NodeRow]) -> Result<Vec<(NodeId, Vec<f32>)>> {
+/// reads (`NodeRow::ranked_text`: a mail by its own words), and each long leaf's passages
+/// past the model's window by themselves (`embed::passage_slots`), in the same model calls.
+pub(super) fn embed_rows(tx: &Tx<'_>, emb: &dyn Embedder, rows: &[&NodeRow]) -> Result<Vec<MadeVector>> {
     let mut out = Vec::with_capacity(rows.len());
     let mut kinds: std::collections::HashMap<&TreeId, SourceKind> = std::collections::HashMap::new();
     for chunk in rows.chunks(EMBED_BATCH) {
         crate::crash::point("embed_batch");
         let mut texts: Vec<std::borrow::Cow<'_, str>> = Vec::with_capacity(chunk.len());
-        for r in chunk {
+        // Per text: its row in the chunk and its slot.
+        let mut whose: Vec<(usize, u16)> = Vec::with_capacity(chunk.len());
+        for (i, r) in chunk.iter().enumerate() {
             let kind = match kinds.get(&r.tree_id) {
                 Some(k) => *k,
                 None => {
@@ -299,15 +322,26 @@ pub(super) fn embed_rows(tx: &Tx<'_>, emb: &dyn Embedder, rows: &[&NodeRow]) -> 
                 }
             };
             texts.push(r.ranked_text(kind));
+            whose.push((i, 0));
+            if r.is_leaf() {
+                for (slot, text) in passage_slots(emb, &r.content, kind)? {
+                    texts.push(std::borrow::Cow::Borrowed(text));
+                    whose.push((i, slot));
+                }
+            }
         }
         let texts: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
         let vecs = emb.embed(&texts)?;
-        if vecs.len() != chunk.len() {
-            return Err(Error::model(format!("asked for {} vectors, got {}", chunk.len(), vecs.len())));
+        if vecs.len() != texts.len() {
+            return Err(Error::model(format!("asked for {} vectors, got {}", texts.len(), vecs.len())));
         }
-        for (r, v) in chunk.iter().zip(vecs) {
-            tx.put_vector(&r.node_id, emb.name(), &v)?;
-            out.push((r.node_id.clone(), v));
+        for (&(i, slot), v) in whose.iter().zip(vecs) {
+            let id = &chunk[i].node_id;
+            match slot {
+                0 => tx.put_vector(id, emb.name(), &v)?,
+                _ => tx.put_passage_vector(id, slot, emb.name(), &v)?,
+            }
+            out.push(MadeVector { id: id.clone(), slot, v });
         }
     }
     Ok(out)

@@ -3,7 +3,7 @@
 //! (rebuilt on open when it is behind, or by `reindex`).
 
 use super::Memory;
-use super::commit::{Claim, EMBED_BATCH, embed_rows};
+use super::commit::{Claim, EMBED_BATCH, MadeVector, embed_rows};
 use crate::derived::{WriteGazetteer, load_vectors};
 use crate::embed::{Embedder, VectorMatrix};
 use crate::error::Result;
@@ -126,8 +126,8 @@ impl Memory {
         let mut derived = self.shared.derived_mut();
         derived.set_mark(mark);
         if let Some(m) = derived.vectors_mut() {
-            for (id, v) in vecs {
-                m.upsert(id.as_str(), &v);
+            for v in vecs {
+                v.into_matrix(m);
             }
             // The sessions of the leaves that just got vectors change with them.
             store.for_each_child_list(&parents, |summary, children| {
@@ -221,7 +221,7 @@ impl Memory {
 }
 
 /// The vectors an upkeep step made, and the summaries whose session vectors they change.
-type Embedded = (Vec<(NodeId, Vec<f32>)>, Vec<NodeId>);
+type Embedded = (Vec<MadeVector>, Vec<NodeId>);
 
 /// Embed the stored nodes `ids` (read inside `tx`) and store their vectors: the nodes an
 /// open finds without one. Also returns the parents of the leaves among them.

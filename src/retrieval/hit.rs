@@ -38,6 +38,11 @@ pub struct RetrievalHit {
     /// response.
     #[serde(skip)]
     pub(crate) source_kind: Option<SourceKind>,
+    /// The passage (its number, 1 or more) whose vector gave a long leaf its dense score
+    /// (walk): the snippet when the question's words choose none. Not in the tool's response
+    /// (`explain.signals.passage` says it).
+    #[serde(skip)]
+    pub(crate) dense_passage: Option<u16>,
     /// The node's id: `L…` for a leaf, `S…` for a summary (what `fetch_leaves` and
     /// `drill_down` take).
     pub node_id: String,
@@ -191,6 +196,7 @@ impl HitParts {
         let (tree_kind, tree_scope) = tree.map(|t| (t.tree_kind.clone(), t.tree_scope.clone())).unwrap_or_default();
         RetrievalHit {
             source_kind: tree.map(|t| t.source_kind),
+            dense_passage: None,
             node_id: n.node_id.0.clone(),
             node_kind: NodeKind::of_level(n.level),
             tree_id: n.tree_id.0.clone(),

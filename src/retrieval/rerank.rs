@@ -7,6 +7,7 @@
 //! with a weaker dense list drags a strong lexical list down, while a weighted min-max fusion
 //! keeps the lexical order where dense has nothing to add.
 
+use crate::embed::PASSAGE_DISCOUNT;
 use crate::error::Result;
 use crate::reader::MemoryReader;
 use crate::types::NodeId;
@@ -112,7 +113,9 @@ pub fn rerank(mem: &MemoryReader, query: &str, ids: &[NodeId], fusion: Fusion) -
             let q = d.embedder.embed(&[query])?.pop().unwrap_or_default();
             let cos: HashMap<NodeId, f64> = ids
                 .iter()
-                .filter_map(|id| d.vectors().cosine(&q, id.as_str()).map(|c| (id.clone(), f64::from(c))))
+                .filter_map(|id| {
+                    d.vectors().best_cosine(&q, id.as_str(), PASSAGE_DISCOUNT).map(|(c, _)| (id.clone(), f64::from(c)))
+                })
                 .collect();
             Some(cos)
         }

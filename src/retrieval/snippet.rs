@@ -34,7 +34,9 @@ impl SnippetQuery {
     }
 
     /// The best passage of `content`, or `None` when it is a single passage (the snippet
-    /// would be the whole hit). Ties, and a query matching no passage, go to the earliest.
+    /// would be the whole hit). Ties go to the earliest; a query matching no passage to
+    /// `dense` (the passage whose vector gave the hit its dense score) when there is one, else
+    /// to the earliest.
     ///
     /// The content is analysed once, whole, and each token counted in the passage its byte
     /// offset falls in: an analyser per passage cost ~30 ms over walk's 50 hits on BEAM.
@@ -50,28 +52,32 @@ impl SnippetQuery {
         content: &str,
         limits: PassageLimits,
         quoted: &[Range<usize>],
+        dense: Option<u16>,
     ) -> Option<Snippet> {
         let ps = passages(content, limits);
         if ps.len() < 2 {
             return None;
         }
+        let dense = dense.map(usize::from);
         if quoted.is_empty() {
-            return self.best_of(searcher, content, &ps, |_| true);
+            return self.best_of(searcher, content, &ps, |_| true, dense);
         }
         // A passage that opens with a mail's headers and runs on into a quote is the quote's.
-        let own: Vec<bool> = ps.iter().map(|p| bytes_inside(p, quoted) * 2 <= p.text.len()).collect();
-        let chosen = self.best_of(searcher, content, &ps, |i| own[i])?;
+        let own: Vec<bool> = ps.iter().map(|p| p.mostly_outside(quoted)).collect();
+        let chosen = self.best_of(searcher, content, &ps, |i| own[i], dense)?;
         Some(without_quoted_ends(content, chosen, quoted))
     }
 
     /// The passage of `ps` (the passages of `content`) that best matches the query among
-    /// those `admit` takes (by index), the earliest on ties; `None` when it takes none.
+    /// those `admit` takes (by index), the earliest on ties; `fallback` (when admitted) if
+    /// none holds a word of the query; `None` when it takes none.
     fn best_of(
         &self,
         searcher: &IndexSearcher,
         content: &str,
         ps: &[Passage<'_>],
         admit: impl Fn(usize) -> bool,
+        fallback: Option<usize>,
     ) -> Option<Snippet> {
         let nt = self.weights.len();
         let mut len = vec![0usize; ps.len()];
@@ -103,15 +109,13 @@ impl SnippetQuery {
                 best = Some((i, s));
             }
         }
-        let p = ps[best?.0];
+        let (mut at, score) = best?;
+        if let Some(f) = fallback.filter(|&f| score <= 0.0 && f < ps.len() && admit(f)) {
+            at = f;
+        }
+        let p = ps[at];
         Some(Snippet { text: p.text.to_string(), start: p.start, end: p.end })
     }
-}
-
-/// How many bytes of passage `p` lie in `spans` (sorted, not overlapping).
-fn bytes_inside(p: &Passage<'_>, spans: &[Range<usize>]) -> usize {
-    let end = p.byte_start + p.text.len();
-    spans.iter().map(|r| r.end.min(end).saturating_sub(r.start.max(p.byte_start))).sum()
 }
 
 /// `s` (a passage of `content`) without the quoted lines or signature it opens or ends
@@ -200,19 +204,20 @@ impl<'a> Headlines<'a> {
             }
         }
         // Each passage's share of the evidence's own words.
-        let share: Vec<f64> = ps.iter().map(|p| bytes_inside(p, &merged) as f64 / p.text.len().max(1) as f64).collect();
+        let share: Vec<f64> = ps.iter().map(|p| p.bytes_inside(&merged) as f64 / p.text.len().max(1) as f64).collect();
         // The headline is mostly the evidence's own words where a passage is (a passage
         // holding one stated line among code lines of other messages says little of it),
         // else any passage holding some. A stated range always lies in some passage
         // (passages cover every non-whitespace character), so one is admitted.
         let mostly = share.iter().any(|&x| x >= 0.5);
         let admit = |i: usize| if mostly { share[i] >= 0.5 } else { share[i] > 0.0 };
-        self.query.best_of(self.searcher, summary, &ps, admit).map_or(Headline::Unstated, Headline::Passage)
+        self.query.best_of(self.searcher, summary, &ps, admit, None).map_or(Headline::Unstated, Headline::Passage)
     }
 }
 
 /// Give each leaf hit of `hits` whose content is longer than one passage the passage that
-/// best matches `query`. Summaries get none. Reads nothing from the store: the content is
+/// best matches `query` (by its words; by the hit's passage vector when no passage holds one
+/// of them). Summaries get none. Reads nothing from the store: the content is
 /// in the hit.
 pub(crate) fn attach_snippets(searcher: &IndexSearcher, query: &str, hits: &mut [RetrievalHit]) -> Result<()> {
     if !hits.iter().any(|h| h.node_kind == NodeKind::Leaf) {
@@ -221,7 +226,7 @@ pub(crate) fn attach_snippets(searcher: &IndexSearcher, query: &str, hits: &mut 
     let q = SnippetQuery::new(searcher, query)?;
     for h in hits.iter_mut().filter(|h| h.node_kind == NodeKind::Leaf) {
         let quoted = if h.source_kind == Some(SourceKind::Email) { quoted_spans(&h.content) } else { Vec::new() };
-        h.snippet = q.choose(searcher, &h.content, PassageLimits::default(), &quoted);
+        h.snippet = q.choose(searcher, &h.content, PassageLimits::default(), &quoted, h.dense_passage);
     }
     Ok(())
 }

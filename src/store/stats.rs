@@ -18,8 +18,11 @@ pub struct StoreCounts {
     pub entities: u64,
     /// Co-occurrence edges.
     pub edges: u64,
-    /// Stored vectors.
+    /// Stored node vectors (one a node, by its own text).
     pub vectors: u64,
+    /// Stored passage vectors: the passages of long leaves past the model's window
+    /// (`embed::passage_slots`).
+    pub passage_vectors: u64,
     /// Facts in `memory_recall`.
     pub recall_facts: u64,
 }
@@ -140,7 +143,8 @@ pub trait StatsReads: Reader {
             summaries_per_level: per_level,
             entities: one("SELECT COUNT(*) FROM entities")?,
             edges: one("SELECT COUNT(*) FROM edges")?,
-            vectors: one("SELECT COUNT(*) FROM vectors")?,
+            vectors: one("SELECT COUNT(*) FROM vectors WHERE slot = 0")?,
+            passage_vectors: one("SELECT COUNT(*) FROM vectors WHERE slot > 0")?,
             recall_facts: one("SELECT COUNT(*) FROM recall")?,
         })
     }

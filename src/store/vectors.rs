@@ -8,14 +8,22 @@ use crate::error::{Error, Result};
 use crate::types::NodeId;
 use rusqlite::{OptionalExtension, Transaction, params};
 
-/// The slot of a node's own text (other slots are reserved for passages of long leaves).
+/// The slot of a node's own text; a leaf's passage `i` past the model's window is slot `i`
+/// (`embed::passage_slots`).
 const OWN_SLOT: i64 = 0;
 
 impl Tx<'_> {
     /// Store (or replace) a node's vector, quantised.
     pub fn put_vector(&self, node: &NodeId, model: &str, v: &[f32]) -> Result<()> {
         let (scale, codes) = quantise(v);
-        put_codes(&self.tx, node.as_str(), model, scale, &codes)
+        put_codes(&self.tx, node.as_str(), OWN_SLOT, model, scale, &codes)
+    }
+
+    /// Store (or replace) the vector of a leaf's passage `slot` (1 or more,
+    /// `embed::passage_slots`), quantised.
+    pub fn put_passage_vector(&self, node: &NodeId, slot: u16, model: &str, v: &[f32]) -> Result<()> {
+        let (scale, codes) = quantise(v);
+        put_codes(&self.tx, node.as_str(), i64::from(slot.max(1)), model, scale, &codes)
     }
 
     /// Drop every stored vector (before a re-embedding with another model).
@@ -25,12 +33,12 @@ impl Tx<'_> {
     }
 }
 
-fn put_codes(tx: &Transaction<'_>, node: &str, model: &str, scale: f32, codes: &[i8]) -> Result<()> {
+fn put_codes(tx: &Transaction<'_>, node: &str, slot: i64, model: &str, scale: f32, codes: &[i8]) -> Result<()> {
     let blob: Vec<u8> = codes.iter().map(|&c| c as u8).collect();
     tx.prepare_cached(
         "INSERT OR REPLACE INTO vectors (node_id, slot, model, scale, codes) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
-    .execute(params![node, OWN_SLOT, model, f64::from(scale), blob])?;
+    .execute(params![node, slot, model, f64::from(scale), blob])?;
     Ok(())
 }
 
@@ -50,7 +58,7 @@ pub(super) fn convert_f32_vectors(tx: &Transaction<'_>) -> Result<()> {
         }
         let v: Vec<f32> = data.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
         let (scale, codes) = quantise(&v);
-        put_codes(tx, &id, &model, scale, &codes)?;
+        put_codes(tx, &id, OWN_SLOT, &model, scale, &codes)?;
     }
     drop(rows);
     drop(stmt);
@@ -81,6 +89,8 @@ pub struct NewVector {
     pub level: u32,
     /// The summary that sealed it, if any.
     pub parent_id: Option<NodeId>,
+    /// 0 for the node's own vector, else the passage it is of.
+    pub slot: u16,
     /// The codes' scale.
     pub scale: f32,
     /// The int8 codes.
@@ -104,15 +114,15 @@ pub trait VectorReads: Reader {
         Ok(VectorMark { seq, deleted: counter("vectors_deleted")?, sessions: counter("sessions_sealed")? })
     }
 
-    /// The node vectors of `model` written after `seq`, oldest first (nodes deleted since
-    /// are not among them: their rows went with them).
+    /// The node and passage vectors of `model` written after `seq`, oldest first (nodes
+    /// deleted since are not among them: their rows went with them).
     fn vectors_since(&self, model: &str, seq: i64) -> Result<Vec<NewVector>> {
         let mut stmt = self.conn().prepare(
-            "SELECT v.node_id, n.level, n.parent_id, v.scale, v.codes FROM vectors v \
+            "SELECT v.node_id, n.level, n.parent_id, v.scale, v.codes, v.slot FROM vectors v \
              JOIN nodes n ON n.node_id = v.node_id \
-             WHERE v.seq > ?1 AND v.model = ?2 AND v.slot = ?3 ORDER BY v.seq",
+             WHERE v.seq > ?1 AND v.model = ?2 ORDER BY v.seq",
         )?;
-        let mut rows = stmt.query(params![seq, model, OWN_SLOT])?;
+        let mut rows = stmt.query(params![seq, model])?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let id = text_column(r, 0)?;
@@ -127,6 +137,7 @@ pub trait VectorReads: Reader {
                 parent_id: r.get::<_, Option<String>>(2)?.map(NodeId),
                 scale: scale as f32,
                 codes: raw.iter().map(|&b| b as i8).collect(),
+                slot: slot_column(r, 5, id)?,
             });
         }
         Ok(out)
@@ -149,6 +160,27 @@ pub trait VectorReads: Reader {
                 return Err(corrupt(id, "scale is not finite"));
             }
             f(id, scale as f32, &codes);
+        }
+        Ok(())
+    }
+
+    /// Every passage vector made by `model` as `f(id, slot, scale, codes)`.
+    fn for_each_passage_vector(&self, model: &str, mut f: impl FnMut(&str, u16, f32, &[i8])) -> Result<()> {
+        let mut stmt =
+            self.conn().prepare("SELECT node_id, slot, scale, codes FROM vectors WHERE model = ?1 AND slot > ?2")?;
+        let mut rows = stmt.query(params![model, OWN_SLOT])?;
+        let mut codes: Vec<i8> = Vec::new();
+        while let Some(r) = rows.next()? {
+            let id = text_column(r, 0)?;
+            let slot = slot_column(r, 1, id)?;
+            let scale: f64 = r.get(2)?;
+            let raw = r.get_ref(3)?.as_blob().map_err(|_| corrupt(id, "codes are not a blob"))?;
+            if !scale.is_finite() {
+                return Err(corrupt(id, "scale is not finite"));
+            }
+            codes.clear();
+            codes.extend(raw.iter().map(|&b| b as i8));
+            f(id, slot, scale as f32, &codes);
         }
         Ok(())
     }
@@ -176,6 +208,12 @@ pub trait VectorReads: Reader {
         }
         Ok(())
     }
+}
+
+/// A row's slot, which fits a `u16` (`embed::PASSAGE_SLOTS`).
+fn slot_column(r: &rusqlite::Row<'_>, i: usize, id: &str) -> Result<u16> {
+    let slot: i64 = r.get(i)?;
+    u16::try_from(slot).map_err(|_| corrupt(id, "slot out of range"))
 }
 
 fn corrupt(id: &str, reason: &str) -> Error {

@@ -38,6 +38,7 @@ with_default_features! {
     mod model;
     mod model_choice;
     mod own_words;
+    mod passages;
     mod privacy;
     mod registry;
     mod replace;

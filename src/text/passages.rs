@@ -41,6 +41,21 @@ pub struct Passage<'a> {
     pub byte_start: usize,
 }
 
+impl Passage<'_> {
+    /// How many of its bytes lie in `spans` (byte ranges of the whole text, sorted, not
+    /// overlapping).
+    pub fn bytes_inside(&self, spans: &[std::ops::Range<usize>]) -> usize {
+        let end = self.byte_start + self.text.len();
+        spans.iter().map(|r| r.end.min(end).saturating_sub(r.start.max(self.byte_start))).sum()
+    }
+
+    /// Whether at most half of it lies in `spans`: a mail's passage that is mostly its own
+    /// words, given its quotes and signature (`text::quoted_spans`).
+    pub fn mostly_outside(&self, spans: &[std::ops::Range<usize>]) -> bool {
+        self.bytes_inside(spans) * 2 <= self.text.len()
+    }
+}
+
 /// Cut `text` into passages within `limits`, in order, not overlapping, together covering
 /// every non-whitespace character; only whitespace lies between two passages. Paragraphs
 /// (separated by blank lines) are kept whole when they fit; a longer one is cut between

@@ -215,6 +215,10 @@ impl Embedder for FastEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         self.embed_with(texts, Batching::default())
     }
+
+    fn reads(&self, text: &str) -> Result<usize> {
+        tokens::bytes_read(&self.inner.tokenizer, text)
+    }
 }
 
 /// Reads a file of the model folder, naming it when it cannot.

@@ -123,6 +123,24 @@ pub fn encode(tokenizer: &Tokenizer, texts: &[&str]) -> Result<Vec<Tokens>> {
     Ok(out)
 }
 
+/// How many bytes of `text`, from its start, the truncated encoding covers: the end of its
+/// last token that is not a special one (`[SEP]`), 0 for a text with none. The tokenizer is
+/// the one [`load_tokenizer`] set up, so the truncation is the model's.
+pub fn bytes_read(tokenizer: &Tokenizer, text: &str) -> Result<usize> {
+    let e = tokenizer
+        .encode(text, true)
+        .map_err(|e| Error::Model { what: "cannot tokenise a text to find its window".into(), source: Some(e) })?;
+    let end = e
+        .get_offsets()
+        .iter()
+        .zip(e.get_special_tokens_mask())
+        .filter(|&(_, &special)| special == 0)
+        .map(|(&(_, end), _)| end)
+        .max()
+        .unwrap_or(0);
+    Ok(end.min(text.len()))
+}
+
 /// Groups rows into model calls: rows sorted by length (so a call pads little), each call as
 /// many rows as fit `budget` padded tokens, at most `max_rows`, at least one. Returns the
 /// calls as lists of indexes into `tokens`.

@@ -132,6 +132,7 @@ fn reply_of(message: &Ranked, node: NodeBrief, scored: Option<Ranked>) -> Ranked
         parent: 0.0,
         speaker: false,
         coverage: None,
+        passage: None,
     });
     let mut r = Ranked::new(s, None, Origin::Reply);
     r.score = message.score;

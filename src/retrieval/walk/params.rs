@@ -75,6 +75,11 @@ pub struct WalkParams {
     /// A question about a beginning takes the earliest of its best matches first
     /// (`first.rs`). Off only to measure what it does.
     pub first_mentions: bool,
+    /// A long leaf's dense score is its best passage's, own vector or a passage's past the
+    /// model's window (`embed::passage_slots`). Off only to measure what it does.
+    pub passages: bool,
+    /// What a passage's cosine gives up against a leaf's own ([`crate::embed::PASSAGE_DISCOUNT`]).
+    pub passage_discount: f64,
     /// How the entity branches order the scored leaves.
     pub ordering: Ordering,
     /// `window` for a question about a history (`history.rs`): what such a question names
@@ -117,6 +122,8 @@ impl Default for WalkParams {
             whole_coverage: true,
             answers: true,
             first_mentions: true,
+            passages: true,
+            passage_discount: f64::from(crate::embed::PASSAGE_DISCOUNT),
             ordering: Ordering::Fused,
             // Leave-one-conversation-out on BEAM dev's 40 order and summary questions, over
             // 36 settings of these three (BENCHMARKS.md, "History over the tree"): 0 and 0.3

@@ -564,6 +564,7 @@ fn leaf_hit(
     let node = rows.row(&s.node.node_id, "scored")?;
     let cov = r.coverage.unwrap_or_else(|| coverage.count(rows.parts.entities(&s.node.node_id)));
     let mut h = rows.parts.hit(node, r.score);
+    h.dense_passage = s.passage;
     h.explain = Some(json!({
         "branch": route.branch,
         "from": r.from,
@@ -576,7 +577,7 @@ fn leaf_hit(
         "admitted_by": qa.window.and_then(|w| {
             AdmittedBy::window(w, node.time_start_ms, node.time_end_ms, rows.parts.spoken(&node.node_id))
         }),
-        "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "instruction": s.node.instruction, "coverage": s.coverage, "fused": s.score},
+        "signals": {"lexical": s.lexical, "dense": s.dense, "parent": s.parent, "speaker": s.speaker, "instruction": s.node.instruction, "coverage": s.coverage, "passage": s.passage, "fused": s.score},
     }));
     Ok(h)
 }

@@ -21,7 +21,7 @@ use super::coverage::QuestionTerms;
 use super::params::WalkParams;
 use super::query::{QueryAnalysis, person_key};
 use super::siblings::{Leaf, among_siblings};
-use crate::embed::{Rows, VectorMatrix};
+use crate::embed::{PassageScores, Rows, VectorMatrix};
 use crate::error::Result;
 use crate::index::{IndexSearcher, LevelFilter, SearchFilter};
 use crate::reader::MemoryReader;
@@ -65,6 +65,8 @@ pub struct Scored {
     /// The IDF-weighted share of the question's terms it holds (`coverage.rs`), when read
     /// (only where it can move the ranking).
     pub coverage: Option<f64>,
+    /// The passage (1 or more) whose vector gave its cosine, when not its own vector's.
+    pub passage: Option<u16>,
 }
 
 /// The question's vector and the stored vectors it is compared with (the dense signal on).
@@ -72,13 +74,35 @@ pub struct Scored {
 struct DenseQuery<'a> {
     q: &'a [f32],
     vectors: &'a VectorMatrix,
+    /// The long leaves' best passages for the question (`WalkParams::passages`,
+    /// `passage_discount`): a leaf is scored by the best of its own vector and its best
+    /// passage; `None`: by its own vector.
+    passages: Option<&'a PassageScores>,
 }
 
 impl DenseQuery<'_> {
-    /// Cosine of the question with `id`'s vector (`None` while it has none: just written,
-    /// its vector still being made).
+    /// Cosine of the question with `id`'s vector, or its best passage's (`None` while it has
+    /// none: just written, its vector still being made).
     fn cosine(&self, id: &str) -> Option<f64> {
-        self.vectors.cosine(self.q, id).map(f64::from)
+        self.best(id).map(|(c, _)| c)
+    }
+
+    /// [`DenseQuery::cosine`] and the slot that gave it (0: the leaf's own vector).
+    fn best(&self, id: &str) -> Option<(f64, u16)> {
+        if let Some(scores) = self.passages {
+            self.vectors.best_cosine_among(scores, self.q, id).map(|(c, slot)| (f64::from(c), slot))
+        } else {
+            self.vectors.cosine(self.q, id).map(|c| (f64::from(c), 0))
+        }
+    }
+
+    /// The `k` leaves nearest the question, by the same score as [`DenseQuery::cosine`].
+    fn top_k(&self, k: usize) -> Vec<(String, f32)> {
+        if let Some(scores) = self.passages {
+            self.vectors.top_k_by_passage_among(scores, self.q, k)
+        } else {
+            self.vectors.top_k(self.q, k, Rows::Leaves)
+        }
     }
 }
 
@@ -290,6 +314,8 @@ struct Parts {
     session_cosine: f64,
     /// No vector of its own yet: the dense signal abstains for it.
     pending: bool,
+    /// The slot whose vector gave `cosine` (0: its own).
+    passage: u16,
     /// The IDF-weighted share of the question's terms it holds.
     coverage: f64,
 }
@@ -311,7 +337,14 @@ fn gather(
         }
         _ => None,
     };
-    let dense = held.as_ref().map(|(q, d)| DenseQuery { q: q.as_slice(), vectors: d.vectors() });
+    // Every long leaf's best passage, scanned once: the dense candidates and every
+    // candidate's and neighbour's cosine read it.
+    let scores = match &held {
+        Some((q, d)) if params.passages => Some(d.vectors().passage_scores(q, params.passage_discount as f32)),
+        _ => None,
+    };
+    let dense =
+        held.as_ref().map(|(q, d)| DenseQuery { q: q.as_slice(), vectors: d.vectors(), passages: scores.as_ref() });
     let (cand, mut bm25) = first_stage(searcher, qa, flt, params, extra, dense)?;
     let ctx = context(mem, flt, cand)?;
     // Neighbours outside the candidate set have BM25 too: score them among themselves.
@@ -387,7 +420,7 @@ fn first_stage(
         }
         (Some((ids, _)), None) if text.trim().is_empty() => cand.extend(ids.into_iter().take(params.candidates)),
         (_, Some(d)) => {
-            for (id, _) in d.vectors.top_k(d.q, params.candidates, Rows::Leaves) {
+            for (id, _) in d.top_k(params.candidates) {
                 cand.insert(NodeId(id));
             }
         }
@@ -438,11 +471,12 @@ fn parts(ctx: &Context, bm25: &HashMap<NodeId, f64>, dense: Option<DenseQuery<'_
                 neighbours_cosine: 0.0,
                 session_cosine: 0.0,
                 pending: false,
+                passage: 0,
                 coverage: 0.0,
             };
             if let Some(d) = dense {
-                match d.cosine(row.node_id.as_str()) {
-                    Some(c) => p.cosine = c,
+                match d.best(row.node_id.as_str()) {
+                    Some((c, slot)) => (p.cosine, p.passage) = (c, slot),
                     None => p.pending = true,
                 }
                 // The neighbours that have their vector (all of them, but just after a write).
@@ -537,8 +571,12 @@ fn fuse(qa: &QueryAnalysis, params: &WalkParams, g: Gathered, raw: &Raw) -> Vec<
             parent: b.parent,
             speaker: b.speaker,
             coverage: coverage_known.then_some(b.coverage),
+            passage: None,
         })
         .collect();
+    for (s, p) in out.iter_mut().zip(&parts) {
+        s.passage = (p.passage > 0).then_some(p.passage);
+    }
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.node.node_id.cmp(&b.node.node_id)));
     out
 }
@@ -645,6 +683,7 @@ pub fn replay(rows: &[CandidateSignals], question: &QuestionSignals, params: &Wa
             neighbours_cosine: r.neighbours_cosine,
             session_cosine: r.session_cosine,
             pending: r.pending,
+            passage: 0,
             coverage: r.coverage,
         })
         .collect();

@@ -28,7 +28,15 @@ pub fn page(dir: &Path, s: &Stats, bg: Option<&EmbedStatus>) -> String {
     line("leaves", c.leaves.to_string());
     line("summaries", if levels.is_empty() { "0".into() } else { levels.join(", ") });
     line("entities", format!("{}   edges {}", c.entities, c.edges));
-    line("vectors", format!("{}   dense model: {}", c.vectors, s.embedder.as_deref().unwrap_or("off (lexical only)")));
+    line(
+        "vectors",
+        format!(
+            "{} + {} of passages   dense model: {}",
+            c.vectors,
+            c.passage_vectors,
+            s.embedder.as_deref().unwrap_or("off (lexical only)")
+        ),
+    );
     if s.vectors_pending > 0 || bg.is_some_and(|b| b.busy || b.error.is_some()) {
         line("pending", format!("{} nodes without a vector", s.vectors_pending));
     }
