@@ -347,11 +347,14 @@ impl VectorMatrix {
         }
         let mut by_passage: Vec<(u128, f32)> = scores.0.iter().map(|(&owner, &(s, _))| (owner, s)).collect();
         by_passage.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        for (owner, score) in by_passage.into_iter().take(k) {
-            let key = Key { hash: owner, leaf: true };
-            // A passage whose leaf lost its own vector is not scored (see `best_cosine`).
-            let Some(own) = self.find(key).map(|i| self.row_cosine(i, query)) else { continue };
-            best.entry(owner).or_insert(score.max(own));
+        // A passage whose leaf has no vector of its own is not scored (see `best_cosine`), and
+        // takes no place among the k.
+        let held = by_passage.into_iter().filter_map(|(owner, score)| {
+            let own = self.find(Key { hash: owner, leaf: true }).map(|i| self.row_cosine(i, query))?;
+            Some((owner, score.max(own)))
+        });
+        for (owner, score) in held.take(k) {
+            best.entry(owner).or_insert(score);
         }
         let mut all: Vec<(u128, f32)> = best.into_iter().collect();
         all.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -600,6 +603,10 @@ mod tests {
             }
             let kept: Vec<usize> = (0..leaves.len()).filter(|i| !removed.contains(i)).collect();
             prop_assert_eq!(m.passage_rows(), kept.iter().map(|&i| leaves[i].len() - 1).sum::<usize>());
+            // A passage of a leaf with no vector of its own, matching the question exactly: never
+            // scored, and it takes no place among the k.
+            m.upsert_passage(&leaf(1_000), 1, scale, &codes);
+            prop_assert!(m.best_cosine(&q, &leaf(1_000), discount).is_none());
             // Its own vector's cosine, or a passage's less the discount.
             let score = |i: usize, slot: usize| dot(&unit(&leaves[i][slot])) - if slot > 0 { discount } else { 0.0 };
             let exact = |i: usize| (0..leaves[i].len()).map(|s| score(i, s)).fold(f32::NEG_INFINITY, f32::max);
@@ -613,6 +620,7 @@ mod tests {
             }
             let got = m.top_k_by_passage(&q, k, discount);
             prop_assert_eq!(got.len(), k.min(kept.len()));
+            prop_assert!(got.iter().all(|(id, _)| *id != leaf(1_000)));
             for (id, s) in &got {
                 let i = kept.iter().copied().find(|&i| leaf(i) == *id).expect("a kept leaf");
                 prop_assert!((s - exact(i)).abs() < TOLERANCE, "{} vs {}", s, exact(i));
