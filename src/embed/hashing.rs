@@ -78,10 +78,13 @@ impl Embedder for HashEmbedder {
         Ok(match self.window {
             None => text.len(),
             // The window's last word's end when the text has more words; else all of it.
-            Some(n) => match all_words(text).nth(n) {
-                Some(_) => all_words(text).nth(n - 1).map_or(text.len(), |(end, _)| end),
-                None => text.len(),
-            },
+            Some(n) => {
+                let mut ends = all_words(text).map(|(end, _)| end).skip(n - 1);
+                match (ends.next(), ends.next()) {
+                    (Some(end), Some(_)) => end,
+                    _ => text.len(),
+                }
+            }
         })
     }
 }

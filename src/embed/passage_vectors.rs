@@ -86,17 +86,17 @@ impl PassageVectors {
         self.codes.truncate(last * dim);
     }
 
-    /// `owner`'s best passage for `query`: its slot and cosine less `discount` (the lowest
-    /// slot on ties).
-    pub(super) fn best(&self, query: &[f32], owner: u128, discount: f32) -> Option<(u16, f32)> {
+    /// `owner`'s best passage for `query`: its cosine less `discount`, and its slot (the
+    /// lowest slot on ties), as [`best_per_owner`](Self::best_per_owner) gives every leaf's.
+    pub(super) fn best(&self, query: &[f32], owner: u128, discount: f32) -> Option<(f32, u16)> {
         let rows = self.by_owner.get(&owner)?;
-        let d = discount;
         rows.iter()
             .map(|&r| {
                 let i = r as usize;
-                (self.slots[i], dot_codes_f32(&self.codes[i * self.dim..(i + 1) * self.dim], self.scales[i], query) - d)
+                let c = dot_codes_f32(&self.codes[i * self.dim..(i + 1) * self.dim], self.scales[i], query);
+                (c - discount, self.slots[i])
             })
-            .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+            .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)))
     }
 
     /// Every leaf with a passage, with its best passage's cosine with `query` less `discount`

@@ -289,10 +289,21 @@ impl VectorMatrix {
     /// with the slot that gave it (0: its own); `None` when it has no vector of its own (a
     /// passage vector alone would be a leaf half embedded).
     pub fn best_cosine(&self, query: &[f32], id: &str, discount: f32) -> Option<(f32, u16)> {
+        self.own_or_passage(query, id, |hash| self.passages.best(query, hash, discount))
+    }
+
+    /// `id`'s own cosine with `query`, or its best passage's (`passage` of its id hash: cosine
+    /// less the discount, and slot) when higher; `None` without a vector of its own.
+    fn own_or_passage(
+        &self,
+        query: &[f32],
+        id: &str,
+        passage: impl FnOnce(u128) -> Option<(f32, u16)>,
+    ) -> Option<(f32, u16)> {
         let own = self.cosine(query, id)?;
         let key = Key::parse(id)?;
-        Some(match self.passages.best(query, key.hash, discount) {
-            Some((slot, c)) if key.leaf && c > own => (c, slot),
+        Some(match passage(key.hash) {
+            Some((c, slot)) if key.leaf && c > own => (c, slot),
             _ => (own, 0),
         })
     }
@@ -312,12 +323,7 @@ impl VectorMatrix {
     /// [`best_cosine`](Self::best_cosine) with the passages' scores of
     /// [`passage_scores`](Self::passage_scores) for the same query.
     pub fn best_cosine_among(&self, scores: &PassageScores, query: &[f32], id: &str) -> Option<(f32, u16)> {
-        let own = self.cosine(query, id)?;
-        let key = Key::parse(id)?;
-        Some(match scores.0.get(&key.hash) {
-            Some(&(c, slot)) if key.leaf && c > own => (c, slot),
-            _ => (own, 0),
-        })
+        self.own_or_passage(query, id, |hash| scores.0.get(&hash).copied())
     }
 
     /// The `k` leaves most similar to `query` by their best vector, own or passage's (less

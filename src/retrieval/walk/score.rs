@@ -562,7 +562,8 @@ fn fuse(qa: &QueryAnalysis, params: &WalkParams, g: Gathered, raw: &Raw) -> Vec<
         .zip(next)
         .zip(boosts)
         .zip(fused)
-        .map(|(((n, next), b), (score, l, d))| Scored {
+        .zip(&parts)
+        .map(|((((n, next), b), (score, l, d)), p)| Scored {
             node: n,
             next,
             score,
@@ -571,12 +572,9 @@ fn fuse(qa: &QueryAnalysis, params: &WalkParams, g: Gathered, raw: &Raw) -> Vec<
             parent: b.parent,
             speaker: b.speaker,
             coverage: coverage_known.then_some(b.coverage),
-            passage: None,
+            passage: (p.passage > 0).then_some(p.passage),
         })
         .collect();
-    for (s, p) in out.iter_mut().zip(&parts) {
-        s.passage = (p.passage > 0).then_some(p.passage);
-    }
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.node.node_id.cmp(&b.node.node_id)));
     out
 }
