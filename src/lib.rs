@@ -98,8 +98,9 @@ pub use options::{
 };
 pub use reader::{MemoryReader, Stats};
 pub use reranker::{
-    CrossEncoder, CrossScorer, DEFAULT_RERANK_TOP, MAX_RERANK_TOP, RERANK_THREADS_ENV, RERANKER_SETTINGS_FILE, RRF_K,
-    Reranker, fuse_ranks,
+    CrossEncoder, CrossScorer, DEFAULT_RERANK_TOP, DEFAULT_RERANKER_ARG, MAX_RERANK_TOP, RERANK_THREADS_ENV,
+    RERANKER_DIR_ENV, RERANKER_SETTINGS_FILE, RERANKER_SUBDIR, RRF_K, Reranker, default_reranker_dir, fuse_ranks,
+    reranker_dir,
 };
 pub use retrieval::{
     CoverWindowArgs, DrillDownArgs, EntityMatch, FetchLeavesArgs, QueryResponse, QuerySourceArgs, RetrievalHit, Scope,

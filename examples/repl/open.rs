@@ -29,7 +29,8 @@ pub struct Args {
     /// Run without the dense model.
     #[arg(long)]
     pub no_model: bool,
-    /// Folder with a cross-encoder that re-scores walk's top hits (README "Reranking").
+    /// Folder with a cross-encoder that re-scores walk's top hits, or `default` for the one
+    /// that ships in models/reranker (README "Reranking").
     #[arg(long, value_name = "DIR")]
     pub reranker: Option<PathBuf>,
     /// How many of walk's hits the reranker re-scores (1 to 100).
@@ -75,9 +76,9 @@ pub fn open(args: &mut Args, clock: &SessionClock) -> Result<(Memory, Option<Bac
         }
         opts
     };
-    let reranker = match &args.reranker {
+    let reranker = match args.reranker.as_deref().map(memtree::reranker_dir) {
         Some(dir) => Some(
-            memtree::Reranker::load(dir, args.rerank_top as usize)
+            memtree::Reranker::load(&dir, args.rerank_top as usize)
                 .with_context(|| format!("loading the reranker from {}", dir.display()))?,
         ),
         None => None,

@@ -12,9 +12,11 @@
 
 mod cross_encoder;
 mod fuse;
+mod paths;
 
 pub use cross_encoder::{CrossEncoder, RERANK_THREADS_ENV, RERANKER_SETTINGS_FILE};
 pub use fuse::{RRF_K, fuse_ranks};
+pub use paths::{DEFAULT_RERANKER_ARG, RERANKER_DIR_ENV, RERANKER_SUBDIR, default_reranker_dir, reranker_dir};
 
 use crate::error::Result;
 use std::sync::Arc;

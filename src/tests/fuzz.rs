@@ -518,6 +518,7 @@ fn clean_value(name: &'static str, ty: &'static str, known: Vec<String>) -> Boxe
             prop_oneof![(0u32..20_000).prop_map(|n| n.to_string()), (0.0f64..1e7).prop_map(|x| x.to_string())].boxed()
         }
         (_, "integer") => (-3i64..150).prop_map(|n| n.to_string()).boxed(),
+        (_, "boolean") => any::<bool>().prop_map(|b| b.to_string()).boxed(),
         _ => text(known).prop_map(|s| json_str(&s)).boxed(),
     }
 }

@@ -8,6 +8,10 @@ use serde_json::{Map, Value, json};
 
 /// Values the property's schema rules out.
 fn invalid(p: &Value) -> Vec<Value> {
+    if p["type"] == "boolean" {
+        // Only JSON's own booleans: no string, number or null-ish stand-in.
+        return vec![json!("false"), json!(0), json!({}), json!([])];
+    }
     let mut out = vec![json!(true), json!({})];
     match p["type"].as_str().unwrap() {
         "string" => {
@@ -60,6 +64,7 @@ fn valid(p: &Value) -> Vec<Value> {
             None => vec![json!(0), json!(500)],
         },
         "number" => vec![json!(p["minimum"].as_f64().unwrap_or(0.0)), json!(2.5)],
+        "boolean" => vec![json!(true), json!(false)],
         "array" => match p["items"]["enum"].as_array() {
             Some(choices) => vec![json!([choices[0]]), Value::Array(choices.clone())],
             None => vec![json!(["x"]), json!(["x", "y"])],

@@ -71,7 +71,7 @@ fn mode_errors_are_the_exact_spec_strings() {
     check(
         &mut mem,
         json!({"mode": "walk", "query": "x", "bogus": 1}),
-        json!("ERR memory_tree: walk: unknown field `bogus` (fields: query, limit, max_hops, time_window_days, since_ms, until_ms)"),
+        json!("ERR memory_tree: walk: unknown field `bogus` (fields: query, limit, max_hops, time_window_days, since_ms, until_ms, rerank)"),
     );
     check(&mut mem, json!({"mode": "walk", "query": "   "}), json!("ERR memory_tree: walk: `query` must not be blank"));
     check(

@@ -194,6 +194,17 @@ impl<'a> Args<'a> {
         Ok(f.cap.map_or(x, |c| x.min(c)))
     }
 
+    /// An optional boolean: `default` when absent or null. Only JSON `true` and `false` are
+    /// booleans: `"false"` or `0` is an error, not a guess.
+    pub fn opt_bool(&self, name: &str, default: bool) -> Result<bool> {
+        debug_assert_eq!(self.field(name).ty, Ty::Bool);
+        match self.get(name) {
+            None => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => Err(self.err(&format!("`{name}` must be true or false, got {}", kind(v)))),
+        }
+    }
+
     /// An optional number ≥ 0 (0 or absent → `None`).
     pub fn opt_positive(&self, name: &str) -> Result<Option<f64>> {
         match self.get(name) {

@@ -12,6 +12,8 @@ pub enum Ty {
     Num,
     /// An array of strings.
     StrArray,
+    /// `true` or `false`.
+    Bool,
 }
 
 impl Ty {
@@ -22,6 +24,7 @@ impl Ty {
             Ty::Int => "integer",
             Ty::Num => "number",
             Ty::StrArray => "array",
+            Ty::Bool => "boolean",
         }
     }
 }

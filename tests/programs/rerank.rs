@@ -125,6 +125,23 @@ fn the_cli_reranks_walks_hits_and_the_harness_runs_walk_plus_rerank() {
         }
     }
     assert!(plain.to_string().find("\"rerank\"").is_none());
+    // The call's own switch: `"rerank": false` gives walk's order with the stage loaded; a
+    // switch that is not a JSON boolean is refused, naming the field.
+    let off = r#"{"mode":"walk","query":"What breed is Alice's dog?","limit":5,"rerank":false}"#;
+    let mut cmd = command(memtree_bin(), &store, &["--rerank-top", "3", "tool", off]);
+    cmd.arg("--reranker").arg(&tiny);
+    assert_eq!(run(cmd, None).json()["hits"], plain["hits"]);
+    let bad = r#"{"mode":"walk","query":"What breed is Alice's dog?","rerank":"no"}"#;
+    let mut cmd = command(memtree_bin(), &store, &["tool", bad]);
+    cmd.arg("--reranker").arg(&tiny);
+    let r = run(cmd, None);
+    assert_ne!(r.code, Some(0));
+    assert!(
+        r.out.contains("`rerank` must be true or false") || r.err.contains("`rerank` must be true or false"),
+        "{} {}",
+        r.out,
+        r.err
+    );
     // --rerank-top out of range is a usage error.
     let mut cmd = command(memtree_bin(), &store, &["--rerank-top", "0", "tool", q]);
     cmd.arg("--reranker").arg(&tiny);
@@ -200,6 +217,40 @@ fn the_cli_reranks_walks_hits_and_the_harness_runs_walk_plus_rerank() {
     let o = prepare();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains(":1: not JSON"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The reranker that ships (`models/reranker/`, trained on LongMemEval only) is what
+/// `--reranker default` loads, and it reads: of four memories, the one that answers the
+/// question is scored first by the stage. The memories and questions are written here, not
+/// taken from any corpus.
+#[test]
+fn the_shipped_reranker_loads_by_the_word_default_and_puts_the_answer_first() {
+    if !runtime_present("the_shipped_reranker_loads_by_the_word_default_and_puts_the_answer_first") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let memories = [
+        ("doc:a", "Plants", "I repotted the fern on the balcony and moved the basil to the kitchen window."),
+        ("doc:b", "Car", "The mechanic said the car needs new brake pads before the winter trip."),
+        ("doc:c", "Cooking", "We cooked a mushroom risotto for my sister's birthday dinner on Friday."),
+        ("doc:d", "Languages", "I signed up for evening Portuguese classes at the community college, twice a week."),
+    ];
+    for (id, title, body) in memories {
+        let call = json!({"mode": "ingest_document", "title": title, "body": body, "source_id": id});
+        memtree(&store, &["tool", &call.to_string()], None).json();
+    }
+    for (question, want) in [
+        ("Which language am I learning in the evenings?", "Portuguese"),
+        ("What does my car need before the trip?", "brake pads"),
+    ] {
+        let q = json!({"mode": "walk", "query": question, "limit": 4}).to_string();
+        let r = memtree(&store, &["--reranker", "default", "--rerank-top", "4", "tool", &q], None).json();
+        let hits = r["hits"].as_array().unwrap();
+        let first = hits.iter().find(|h| h["explain"]["rerank"]["rank"] == 1).unwrap_or_else(|| panic!("{r}"));
+        assert_eq!(first["explain"]["rerank"]["model"], "memtree-reranker-lme-minilm-l6", "{first}");
+        assert!(first["content"].as_str().unwrap().contains(want), "{question}: {first}");
+    }
 }
 
 /// `python3`, or `None` (after saying why) when there is none outside CI.

@@ -169,7 +169,9 @@ fn bench_recall(cli: &Cli, r: &RecallRun<'_>) -> Result<()> {
         );
     }
     if opts.reranker.is_none() && r.systems.iter().any(|s| s == "walk+rerank") {
-        anyhow::bail!("the system walk+rerank needs a reranker: pass --reranker DIR (README \"Reranking\")");
+        anyhow::bail!(
+            "the system walk+rerank needs a reranker: pass --reranker DIR, or --reranker default (README \"Reranking\")"
+        );
     }
     // Several corpora: one table with a corpus column, stores and lines kept apart by name.
     let many = r.corpora.len() > 1;

@@ -45,7 +45,8 @@ struct Cli {
     #[arg(long, global = true)]
     no_model: bool,
     /// Folder with a cross-encoder (model.onnx, tokenizer.json) that re-scores walk's top
-    /// hits (README "Reranking"). Off by default.
+    /// hits, or `default` for the one that ships in models/reranker (README "Reranking").
+    /// Off by default.
     #[arg(long, global = true, value_name = "DIR")]
     reranker: Option<PathBuf>,
     /// How many of walk's hits the reranker re-scores (1 to 100).

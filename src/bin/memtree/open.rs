@@ -31,9 +31,10 @@ pub(crate) fn open_options_for(cli: &Cli, model: bool) -> Result<OpenOptions> {
         }
         opts
     };
-    if let Some(dir) = &cli.reranker {
+    if let Some(arg) = &cli.reranker {
+        let dir = memtree::reranker_dir(arg);
         opts.reranker = Some(
-            memtree::Reranker::load(dir, cli.rerank_top as usize)
+            memtree::Reranker::load(&dir, cli.rerank_top as usize)
                 .with_context(|| format!("loading the reranker from {}", dir.display()))?,
         );
     }

@@ -33,6 +33,12 @@ impl Mode for Walk {
             "Only content inside a window from this time, epoch milliseconds, inclusive (said in it, or speaking of a time in it).",
         ),
         f("until_ms", Ty::Int, false, "Only content inside a window up to this time, epoch milliseconds, inclusive; not before since_ms."),
+        f(
+            "rerank",
+            Ty::Bool,
+            false,
+            "Whether the host's reranker (a cross-encoder), when it runs one, re-scores this walk's top hits (default true). false: walk's own order, and no reranker cost.",
+        ),
     ];
     /// The arguments, and the note of a question cut to the cap.
     type Input = (WalkArgs, Option<String>);
@@ -46,7 +52,7 @@ impl Mode for Walk {
             time_window_days: a.opt_positive("time_window_days")?,
             between_ms: between(a)?,
             params: WalkParams::default(),
-            rerank: true,
+            rerank: a.opt_bool("rerank", true)?,
         };
         Ok((args, cut))
     }
