@@ -212,6 +212,26 @@ fn the_cli_reranks_walks_hits_and_the_harness_runs_walk_plus_rerank() {
     assert!(!negatives.is_empty() && negatives.iter().all(|n| n != &dog["positives"][0]), "{dog}");
     let marathon = lines.iter().find(|l| l["question"] == "Which marathon is Bob training for?").unwrap();
     assert_eq!(marathon["positives"].as_array().unwrap().len(), 2);
+    // A text longer than a snippet is read by its passage that shares the question's words,
+    // as the stage reads a long hit: here the last of three ~600-character paragraphs.
+    let probe = r#"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("tr", sys.argv[1])
+tr = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tr)
+filler = "We talked about the weather and nothing else of note. " * 11
+text = filler + "\n" + filler + "\nThe beagle Biscuit chewed my running shoes again. " + filler
+got = tr.best_passage("What did the beagle Biscuit chew?", text)
+short = tr.best_passage("anything", "A short memory.")
+print(len(text), len(got), "Biscuit chewed" in got, short)
+"#;
+    let o = Command::new(&python).arg("-c").arg(probe).arg(&script).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let f: Vec<&str> = out.split_whitespace().collect();
+    let (whole, kept): (usize, usize) = (f[0].parse().unwrap(), f[1].parse().unwrap());
+    assert!(whole > 1000 && kept <= 1000 && f[2] == "True", "{out}");
+    assert_eq!(f[3..].join(" "), "A short memory.", "a short text is kept whole");
     // A per-question file that is not JSON is refused with its line.
     std::fs::write(&per_q, "{not json\n").unwrap();
     let o = prepare();
