@@ -334,10 +334,6 @@ def train(args):
     export(model, tok, args, check_pairs, {"epochs": log, "train_seconds": round(train_s, 1), "device": device})
 
 
-# The command line the settings file records (tests call `main(argv)` with their own).
-argv_of_run = None
-
-
 def export(model, tok, args, check_pairs, train_info):
     """ONNX export (fp32), dynamic int8 quantisation, and the check of the int8 model's
     scores against torch's on `check_pairs`."""
@@ -414,7 +410,7 @@ def export(model, tok, args, check_pairs, train_info):
         "base_licence": "Apache-2.0",
         "trained_on": [os.path.basename(p) for p in args.data],
         "data": args.data_note,
-        "command": "scripts/train-reranker.py " + " ".join(sys.argv[1:] if argv_of_run is None else argv_of_run),
+        "command": "scripts/train-reranker.py " + " ".join(args.argv),
         "group": args.group,
         "lr": args.lr,
         "seed": args.seed,
@@ -457,8 +453,8 @@ def main(argv=None):
         help="what the data is and its licence, recorded in memtree-reranker.json (its provenance)",
     )
     args = p.parse_args(argv)
-    global argv_of_run
-    argv_of_run = argv
+    # The command line the settings file records (a caller of `main(argv)` gives its own).
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.cmd == "prepare":
         stats = prepare(args.corpus, args.top, args.out, args.system, args.depth)
         print(json.dumps(stats))

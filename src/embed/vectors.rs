@@ -370,13 +370,18 @@ impl VectorMatrix {
 
     /// Cosine of `query` with row `i`.
     fn row_cosine(&self, i: usize, query: &[f32]) -> f32 {
-        dot_codes_f32(&self.codes[i * self.dim..(i + 1) * self.dim], self.scales[i], query)
+        let (codes, scale) = self.row_at(i);
+        dot_codes_f32(codes, scale, query)
     }
 
     /// The codes and scale of `id`.
     fn row(&self, id: &str) -> Option<(&[i8], f32)> {
-        let i = self.find(Key::parse(id)?)?;
-        Some((&self.codes[i * self.dim..(i + 1) * self.dim], self.scales[i]))
+        Some(self.row_at(self.find(Key::parse(id)?)?))
+    }
+
+    /// The codes and scale of row `i`.
+    fn row_at(&self, i: usize) -> (&[i8], f32) {
+        (&self.codes[i * self.dim..(i + 1) * self.dim], self.scales[i])
     }
 
     /// The `k` ids most similar to `query` among the rows `which` names, best first; ties
@@ -594,8 +599,9 @@ mod tests {
     proptest! {
         /// A leaf's score by passage is the best of its own vector's and its passages', and
         /// `top_k_by_passage` keeps the `k` best leaves by it (up to the quantisation error:
-        /// in 5 dimensions an int8 code's rounding moves a cosine by up to ~0.01): checked against a brute force over the exact cosines. Removing a leaf
-        /// takes its passages with it; summaries and unknown leaves get none.
+        /// in 5 dimensions an int8 code's rounding moves a cosine by up to ~0.01): checked
+        /// against a brute force over the exact cosines. Removing a leaf takes its passages
+        /// with it; summaries and unknown leaves get none.
         #[test]
         fn top_k_by_passage_matches_brute_force(
             leaves in proptest::collection::vec(

@@ -126,16 +126,12 @@ pub trait VectorReads: Reader {
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let id = text_column(r, 0)?;
-            let scale: f64 = r.get(3)?;
-            let raw = r.get_ref(4)?.as_blob().map_err(|_| corrupt(id, "codes are not a blob"))?;
-            if !scale.is_finite() {
-                return Err(corrupt(id, "scale is not finite"));
-            }
+            let (scale, raw) = code_columns(r, 3, id)?;
             out.push(NewVector {
                 node_id: NodeId(id.to_string()),
                 level: r.get(1)?,
                 parent_id: r.get::<_, Option<String>>(2)?.map(NodeId),
-                scale: scale as f32,
+                scale,
                 codes: raw.iter().map(|&b| b as i8).collect(),
                 slot: slot_column(r, 5, id)?,
             });
@@ -145,44 +141,14 @@ pub trait VectorReads: Reader {
 
     /// Every node vector made by `model` as `f(id, scale, codes)`, in node-id order.
     fn for_each_vector(&self, model: &str, mut f: impl FnMut(&str, f32, &[i8])) -> Result<()> {
-        let mut stmt = self
-            .conn()
-            .prepare("SELECT node_id, scale, codes FROM vectors WHERE model = ?1 AND slot = ?2 ORDER BY node_id")?;
-        let mut rows = stmt.query(params![model, OWN_SLOT])?;
-        let mut codes: Vec<i8> = Vec::new();
-        while let Some(r) = rows.next()? {
-            let id = text_column(r, 0)?;
-            let scale: f64 = r.get(1)?;
-            let raw = r.get_ref(2)?.as_blob().map_err(|_| corrupt(id, "codes are not a blob"))?;
-            codes.clear();
-            codes.extend(raw.iter().map(|&b| b as i8));
-            if !scale.is_finite() {
-                return Err(corrupt(id, "scale is not finite"));
-            }
-            f(id, scale as f32, &codes);
-        }
-        Ok(())
+        let sql = "SELECT node_id, slot, scale, codes FROM vectors WHERE model = ?1 AND slot = ?2 ORDER BY node_id";
+        for_each_code_row(self.conn(), sql, model, |id, _, scale, codes| f(id, scale, codes))
     }
 
     /// Every passage vector made by `model` as `f(id, slot, scale, codes)`.
-    fn for_each_passage_vector(&self, model: &str, mut f: impl FnMut(&str, u16, f32, &[i8])) -> Result<()> {
-        let mut stmt =
-            self.conn().prepare("SELECT node_id, slot, scale, codes FROM vectors WHERE model = ?1 AND slot > ?2")?;
-        let mut rows = stmt.query(params![model, OWN_SLOT])?;
-        let mut codes: Vec<i8> = Vec::new();
-        while let Some(r) = rows.next()? {
-            let id = text_column(r, 0)?;
-            let slot = slot_column(r, 1, id)?;
-            let scale: f64 = r.get(2)?;
-            let raw = r.get_ref(3)?.as_blob().map_err(|_| corrupt(id, "codes are not a blob"))?;
-            if !scale.is_finite() {
-                return Err(corrupt(id, "scale is not finite"));
-            }
-            codes.clear();
-            codes.extend(raw.iter().map(|&b| b as i8));
-            f(id, slot, scale as f32, &codes);
-        }
-        Ok(())
+    fn for_each_passage_vector(&self, model: &str, f: impl FnMut(&str, u16, f32, &[i8])) -> Result<()> {
+        let sql = "SELECT node_id, slot, scale, codes FROM vectors WHERE model = ?1 AND slot > ?2";
+        for_each_code_row(self.conn(), sql, model, f)
     }
 
     /// Ids of nodes that have no vector from `model`.
@@ -208,6 +174,38 @@ pub trait VectorReads: Reader {
         }
         Ok(())
     }
+}
+
+/// Every row of `sql` (columns node_id, slot, scale, codes; parameters `model` and the own
+/// slot) as `f(id, slot, scale, codes)`, one buffer reused for the codes.
+fn for_each_code_row(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    model: &str,
+    mut f: impl FnMut(&str, u16, f32, &[i8]),
+) -> Result<()> {
+    let mut stmt = conn.prepare(sql)?;
+    let mut rows = stmt.query(params![model, OWN_SLOT])?;
+    let mut codes: Vec<i8> = Vec::new();
+    while let Some(r) = rows.next()? {
+        let id = text_column(r, 0)?;
+        let slot = slot_column(r, 1, id)?;
+        let (scale, raw) = code_columns(r, 2, id)?;
+        codes.clear();
+        codes.extend(raw.iter().map(|&b| b as i8));
+        f(id, slot, scale, &codes);
+    }
+    Ok(())
+}
+
+/// A row's scale (column `i`, finite) and its codes' raw bytes (column `i + 1`).
+fn code_columns<'r>(r: &'r rusqlite::Row<'_>, i: usize, id: &str) -> Result<(f32, &'r [u8])> {
+    let scale: f64 = r.get(i)?;
+    let raw = r.get_ref(i + 1)?.as_blob().map_err(|_| corrupt(id, "codes are not a blob"))?;
+    if !scale.is_finite() {
+        return Err(corrupt(id, "scale is not finite"));
+    }
+    Ok((scale as f32, raw))
 }
 
 /// A row's slot, which fits a `u16` (`embed::PASSAGE_SLOTS`).
